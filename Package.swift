@@ -1,0 +1,189 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "ridesharing-backend",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "ridesharing", targets: ["Ridesharing"]),
+        .executable(name: "hypertrack-emulator", targets: ["HyperTrackEmulatorServer"]),
+        .executable(name: "trigger-bench", targets: ["TriggerBench"]),
+        .library(name: "TriggerRuntime", targets: ["TriggerRuntime"]),
+        .library(name: "HyperTrackAPI", targets: ["HyperTrackAPI"]),
+        .library(name: "Functions", targets: ["Functions"]),
+        .library(name: "FunctionsTesting", targets: ["FunctionsTesting"]),
+        .library(name: "HyperTrackEmulator", targets: ["HyperTrackEmulator"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // MARK: libraries
+        .target(
+            name: "TriggerRuntime",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HyperTrackAPI",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Functions",
+            dependencies: [
+                "TriggerRuntime",
+                "HyperTrackAPI",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "EmbeddedPostgres",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FunctionsTesting",
+            dependencies: [
+                "TriggerRuntime",
+                "HyperTrackAPI",
+                "Functions",
+                "EmbeddedPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HyperTrackEmulator",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "local-emulator/Sources/HyperTrackEmulator",
+            swiftSettings: swiftSettings
+        ),
+        // MARK: executables
+        .executableTarget(
+            name: "HyperTrackEmulatorServer",
+            dependencies: [
+                "HyperTrackEmulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "local-emulator/Sources/HyperTrackEmulatorServer",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "Ridesharing",
+            dependencies: [
+                "TriggerRuntime",
+                "HyperTrackAPI",
+                "Functions",
+                "EmbeddedPostgres",
+                "HyperTrackEmulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "TriggerBench",
+            dependencies: [
+                "TriggerRuntime",
+                "EmbeddedPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // MARK: tests
+        .testTarget(
+            name: "TriggerRuntimeTests",
+            dependencies: ["TriggerRuntime", "FunctionsTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HyperTrackAPITests",
+            dependencies: [
+                "HyperTrackAPI", "HyperTrackEmulator", "FunctionsTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HyperTrackEmulatorTests",
+            dependencies: [
+                "HyperTrackEmulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FunctionsTests",
+            dependencies: ["Functions", "FunctionsTesting", "TriggerRuntime", "HyperTrackAPI"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "TriggerRuntime", "HyperTrackAPI", "Functions", "FunctionsTesting", "EmbeddedPostgres",
+                "HyperTrackEmulator",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

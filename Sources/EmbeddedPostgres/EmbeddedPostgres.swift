@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A PostgreSQL server this process runs itself: `initdb` into a folder, `pg_ctl start` on a loopback port.
+///
+/// Used by the test support (one throwaway server per test process), the benchmark and the local stack (a
+/// persistent data folder). When this process is root the server runs as the `postgres` user, since PostgreSQL
+/// refuses to run as root.
+///
+/// ```swift
+/// let server = EmbeddedPostgres(configuration: .init(dataDirectory: "/tmp/pg"), logger: logger)
+/// try server.start()
+/// defer { server.stop() }
+/// let config = server.clientConfiguration(database: "postgres")
+/// ```
+public struct EmbeddedPostgres: Sendable {
+    /// Where and how the server runs.
+    public struct Configuration: Sendable {
+        /// The data folder; created with `initdb` when it holds no cluster yet.
+        public var dataDirectory: String
+        /// The TCP port on 127.0.0.1; `nil` picks a free one at start.
+        public var port: Int?
+        /// Extra `postgresql.conf` settings passed with `-c` at start (e.g. `fsync=off` for throwaway servers).
+        public var settings: [String: String]
+        /// The database superuser created by `initdb` (trust authentication on loopback only).
+        public var superuser: String
+
+        /// Settings for a throwaway server: durability off, more connections.
+        public static let throwawaySettings: [String: String] = [
+            "fsync": "off",
+            "synchronous_commit": "off",
+            "full_page_writes": "off",
+            "max_connections": "400",
+        ]
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - dataDirectory: The data folder.
+        ///   - port: The port, or `nil` for a free one.
+        ///   - settings: Extra server settings.
+        ///   - superuser: The superuser name.
+        public init(
+            dataDirectory: String,
+            port: Int? = nil,
+            settings: [String: String] = [:],
+            superuser: String = "postgres"
+        ) {
+            self.dataDirectory = dataDirectory
+            self.port = port
+            self.settings = settings
+            self.superuser = superuser
+        }
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    /// The port the server listens on (fixed at init: the configured one or a free one).
+    public let port: Int
+    private let binDirectory: String
+    private let logger: Logger
+
+    /// Prepares a server; nothing runs until `start()`.
+    /// - Parameters:
+    ///   - configuration: Where and how it runs.
+    ///   - logger: Receives what the server does.
+    public init(configuration: Configuration, logger: Logger) throws {
+        self.configuration = configuration
+        self.binDirectory = try Self.locateBinaries()
+        self.port = try configuration.port ?? Shell.freePort()
+        self.logger = logger
+    }
+
+    /// The folder holding `initdb` and `pg_ctl`: `$PG_BIN`, then `PATH`, then Debian's `/usr/lib/postgresql/*/bin`.
+    public static func locateBinaries() throws -> String {
+        let fileManager = FileManager.default
+        var candidates: [String] = []
+        if let explicit = ProcessInfo.processInfo.environment["PG_BIN"] { candidates.append(explicit) }
+        candidates += (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        if let versions = try? fileManager.contentsOfDirectory(atPath: "/usr/lib/postgresql") {
+            candidates += versions.sorted(by: >).map { "/usr/lib/postgresql/\($0)/bin" }
+        }
+        for directory in candidates
+        where fileManager.isExecutableFile(atPath: "\(directory)/initdb")
+            && fileManager.isExecutableFile(atPath: "\(directory)/pg_ctl")
+        {
+            return directory
+        }
+        throw EmbeddedPostgresError(
+            .binariesNotFound,
+            "initdb and pg_ctl were not found on PATH, in $PG_BIN or under /usr/lib/postgresql. Install the server "
+                + "(Debian: apt-get install postgresql postgresql-contrib) or set POSTGRES_URL to use an existing one."
+        )
+    }
+
+    /// Whether the data folder already holds a cluster.
+    public var isInitialized: Bool {
+        FileManager.default.fileExists(atPath: "\(self.configuration.dataDirectory)/PG_VERSION")
+    }
+
+    /// Creates the cluster if the data folder holds none, then starts the server and waits until it accepts
+    /// connections.
+    public func start() throws {
+        let directory = self.configuration.dataDirectory
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Shell.handOver(directory)
+        try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
+        if !self.isInitialized {
+            self.logger.info("initdb", metadata: ["postgres.data": "\(directory)"])
+            try Shell.run(
+                "\(self.binDirectory)/initdb",
+                ["-D", directory, "-U", self.configuration.superuser, "--auth=trust", "-E", "UTF8", "--no-sync"]
+            )
+        }
+        var options = ["-p \(self.port)", "-k \(directory)", "-c listen_addresses=127.0.0.1"]
+        for (key, value) in self.configuration.settings.sorted(by: { $0.key < $1.key }) {
+            options.append("-c \(key)=\(value)")
+        }
+        self.logger.info("starting PostgreSQL", metadata: ["postgres.port": "\(self.port)"])
+        try Shell.run(
+            "\(self.binDirectory)/pg_ctl",
+            ["start", "-w", "-t", "60", "-D", directory, "-l", "\(directory)/server.log", "-o", options.joined(separator: " ")]
+        )
+    }
+
+    /// Stops the server (fast shutdown: open sessions are ended). Errors are logged, not thrown: stopping a
+    /// server that is not running is not a failure.
+    public func stop(immediate: Bool = false) {
+        do {
+            try Shell.run(
+                "\(self.binDirectory)/pg_ctl",
+                ["stop", "-w", "-D", self.configuration.dataDirectory, "-m", immediate ? "immediate" : "fast"]
+            )
+        } catch {
+            self.logger.debug("pg_ctl stop", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A client configuration for `database` on this server (no TLS, trust auth on loopback).
+    public func clientConfiguration(database: String) -> PostgresClient.Configuration {
+        PostgresClient.Configuration(
+            host: "127.0.0.1",
+            port: self.port,
+            username: self.configuration.superuser,
+            password: nil,
+            database: database,
+            tls: .disable
+        )
+    }
+
+    /// The `postgres://` URL of `database` on this server.
+    public func url(database: String) -> String {
+        "postgres://\(self.configuration.superuser)@127.0.0.1:\(self.port)/\(database)"
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Runs external commands (initdb, pg_ctl), as the `postgres` user when this process is root.
+enum Shell {
+    /// Whether this process runs as root (PostgreSQL refuses to run as root).
+    static var isRoot: Bool { geteuid() == 0 }
+
+    /// The server's OS user when we are root.
+    static let serverUser = "postgres"
+
+    /// Runs `executable arguments…` and returns its combined output; throws `commandFailed` on a non-zero exit.
+    ///
+    /// Uses `posix_spawn` and `waitpid` with output to a temporary file: a server that `pg_ctl` leaves running
+    /// must not keep a pipe of ours open, and Foundation's `Process` must not be waited on from the concurrency
+    /// pool.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], asServerUser: Bool = true) throws -> String {
+        let argv = asServerUser && isRoot ? ["/usr/sbin/runuser", "-u", serverUser, "--", executable] + arguments
+            : [executable] + arguments
+        let outputPath = NSTemporaryDirectory() + "embedded-postgres-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).out"
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArguments = argv.map { strdup($0) }
+        cArguments.append(nil)
+        defer { cArguments.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        guard spawned == 0 else {
+            throw EmbeddedPostgresError(.commandFailed, "could not start \(argv[0]): errno \(spawned)")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let exited = (status & 0x7f) == 0
+        let code = (status >> 8) & 0xff
+        guard exited && code == 0 else {
+            throw EmbeddedPostgresError(
+                .commandFailed,
+                "\(executable) \(arguments.joined(separator: " ")) failed (status \(status)): \(output)"
+            )
+        }
+        return output
+    }
+
+    /// Gives the server user ownership of `path` (when we are root) so the server can write there.
+    static func handOver(_ path: String) throws {
+        guard isRoot else { return }
+        try run("/bin/chown", ["-R", "\(serverUser):\(serverUser)", path], asServerUser: false)
+    }
+
+    /// A TCP port on 127.0.0.1 that was free a moment ago.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw EmbeddedPostgresError(.commandFailed, "socket() failed: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { throw EmbeddedPostgresError(.commandFailed, "bind() failed: errno \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw EmbeddedPostgresError(.commandFailed, "getsockname() failed: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The set of functions a worker runs. Building it needs no database.
+///
+/// ```swift
+/// var registry = FunctionRegistry()
+/// registry.register(UpdateOrderStatus(tracking: client))
+/// registry.register("audit", on: .write("orders"), as: OrderRow.self) { change, context in … }
+/// ```
+public struct FunctionRegistry: Sendable {
+    /// The registered functions, in registration order.
+    public private(set) var functions: [RegisteredFunction] = []
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// Registers a typed function.
+    /// - Parameter function: The function; its `Row` is decoded from each change's JSON.
+    public mutating func register<F: TriggerFunction>(_ function: F) {
+        self.register(F.name, on: function.trigger, options: function.options, as: F.Row.self) { change, context in
+            try await function.handle(change, context: context)
+        }
+    }
+
+    /// Registers a closure as a function.
+    /// - Parameters:
+    ///   - name: The persisted name.
+    ///   - trigger: What fires it.
+    ///   - options: Attempts, timeout, backoff.
+    ///   - rowType: The row type decoded from each change's JSON.
+    ///   - handler: The function's body.
+    public mutating func register<Row: Decodable & Sendable>(
+        _ name: FunctionName,
+        on trigger: Trigger,
+        options: FunctionOptions = FunctionOptions(),
+        as rowType: Row.Type = Row.self,
+        _ handler: @escaping @Sendable (Change<Row>, FunctionContext) async throws -> Void
+    ) {
+        precondition(self.function(named: name) == nil, "function \(name) is registered twice")
+        let function = RegisteredFunction(name: name, trigger: trigger, options: options) { before, after, context in
+            let decoder = JSONDecoder.rowDecoder()
+            let change = Change<Row>(
+                operation: context.operation,
+                before: try before.map { try decoder.decode(Row.self, from: $0) },
+                after: try after.map { try decoder.decode(Row.self, from: $0) }
+            )
+            try await handler(change, context)
+        }
+        self.functions.append(function)
+    }
+
+    /// The function registered under `name`, if any.
+    public func function(named name: FunctionName) -> RegisteredFunction? {
+        self.functions.first { $0.name == name }
+    }
+}

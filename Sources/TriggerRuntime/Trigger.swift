@@ -1,0 +1,48 @@
+/// What a function reacts to: a table, the operations on it, and an optional filter.
+///
+/// ```swift
+/// let trigger = Trigger.update("orders", columns: ["status"])
+/// ```
+public struct Trigger: Sendable, Hashable {
+    /// The table, unqualified (resolved in the application's schema) or `schema.table`.
+    public var table: String
+    /// The operations that fire the function. `write` is all three.
+    public var operations: Set<ChangeOperation>
+    /// For updates: fire only when at least one of these columns changed. `nil` fires on any change.
+    public var columns: [String]?
+    /// The column whose value identifies the document (the ordering key). Defaults to `id`.
+    public var keyColumn: String
+
+    /// Creates a trigger.
+    /// - Parameters:
+    ///   - table: The table, unqualified or `schema.table`.
+    ///   - operations: The operations that fire the function.
+    ///   - columns: For updates, the columns of which one must change; `nil` for any change.
+    ///   - keyColumn: The column that identifies the document.
+    public init(table: String, operations: Set<ChangeOperation>, columns: [String]? = nil, keyColumn: String = "id") {
+        self.table = table
+        self.operations = operations
+        self.columns = columns
+        self.keyColumn = keyColumn
+    }
+
+    /// Fires on inserts into `table`.
+    public static func create(_ table: String, keyColumn: String = "id") -> Trigger {
+        Trigger(table: table, operations: [.create], keyColumn: keyColumn)
+    }
+
+    /// Fires on updates of `table` that change anything, or one of `columns` when given.
+    public static func update(_ table: String, columns: [String]? = nil, keyColumn: String = "id") -> Trigger {
+        Trigger(table: table, operations: [.update], columns: columns, keyColumn: keyColumn)
+    }
+
+    /// Fires on deletes from `table`.
+    public static func delete(_ table: String, keyColumn: String = "id") -> Trigger {
+        Trigger(table: table, operations: [.delete], keyColumn: keyColumn)
+    }
+
+    /// Fires on every insert, update (filtered by `columns` when given) and delete of `table`.
+    public static func write(_ table: String, columns: [String]? = nil, keyColumn: String = "id") -> Trigger {
+        Trigger(table: table, operations: [.create, .update, .delete], columns: columns, keyColumn: keyColumn)
+    }
+}

@@ -1,0 +1,1 @@
+// Placeholder so the target builds; replaced by the module's real sources.
