@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 
 extension HyperTrackEmulator {
     /// Runs an emulator for the duration of `body` and stops it afterwards, whatever happens.
@@ -14,17 +15,19 @@ extension HyperTrackEmulator {
         _ body: (HyperTrackEmulator) async throws -> T
     ) async throws -> T {
         let emulator = try HyperTrackEmulator(configuration: configuration, logger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await emulator.run() }
+        let group = ServiceGroup(services: [emulator], logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            // Shut down gracefully (in-flight requests finish) on every exit path.
             do {
                 _ = try await emulator.baseURL()
                 let result = try await body(emulator)
-                group.cancelAll()
-                try? await group.waitForAll()
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
                 return result
             } catch {
-                group.cancelAll()
-                try? await group.waitForAll()
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
                 throw error
             }
         }

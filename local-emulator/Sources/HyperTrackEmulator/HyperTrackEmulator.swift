@@ -75,13 +75,22 @@ public struct HyperTrackEmulator: Service {
             logger: logger)
         logger.info("hypertrack emulator starting", metadata: ["emulator.port": "\(configuration.port)"])
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await app.run() }
-                if case .scaled(let rate, _) = configuration.clock.mode {
-                    group.addTask { try await cancelWhenGracefulShutdown { try await runClock(rate: rate) } }
+            // The server stops on graceful shutdown or cancellation; the clock (scaled mode) stops on either, and
+            // is cancelled when the server ends for any other reason.
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await app.run()
+                    return true
                 }
-                try await group.next()
-                group.cancelAll()
+                if case .scaled(let rate, _) = configuration.clock.mode {
+                    group.addTask {
+                        await cancelWhenGracefulShutdown { await runClock(rate: rate) }
+                        return false
+                    }
+                }
+                while let serverEnded = try await group.next() {
+                    if serverEnded { group.cancelAll() }
+                }
             }
         } catch {
             await started.resolve(.failure(HyperTrackEmulatorError(.serverNotStarted, String(reflecting: error))))
@@ -91,11 +100,15 @@ public struct HyperTrackEmulator: Service {
         if let directory = configuration.options.exportDirectory { try await exportState(to: directory) }
     }
 
-    private func runClock(rate: Double) async throws {
+    private func runClock(rate: Double) async {
         let clock = ContinuousClock()
         var last = clock.now
         while !Task.isCancelled {
-            try await Task.sleep(for: configuration.options.realTimeTickInterval)
+            do {
+                try await Task.sleep(for: configuration.options.realTimeTickInterval)
+            } catch {
+                return
+            }
             let current = clock.now
             let elapsed = current - last
             last = current

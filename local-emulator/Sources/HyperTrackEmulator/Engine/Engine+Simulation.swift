@@ -24,11 +24,11 @@ extension Engine {
         var events: [JSON] = []
         for id in state.deviceOrder {
             guard var device = state.devices[id], let motion = device.motion, !device.deleted else { continue }
-            let wasFinished = motion.isFinished(at: device.lastRecordedAt)
+            let moved = time > device.lastRecordedAt && !motion.isFinished(at: device.lastRecordedAt)
             settle(&device, at: time)
             if motion.isFinished(at: time) { device.motion = nil }
             state.devices[id] = device
-            if !wasFinished, isTracking(device) { events.append(locationEvent(device)) }
+            if moved, isTracking(device) { events.append(locationEvent(device)) }
             events += arrivals(of: device, at: time)
         }
         for id in state.tripOrder {
