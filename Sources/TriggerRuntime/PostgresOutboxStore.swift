@@ -19,7 +19,7 @@ package struct PostgresOutboxStore: OutboxStore {
             """
             SELECT id, function_name, table_name, operation, document_key, old_row::text, new_row::text,
                    committed_at, attempt, lease_token
-            FROM trigger_runtime.claim(\(functions.map(\.rawValue)), \(limit), \(owner), \(lease.secondsValue))
+            FROM trigger_runtime.claim(\(functions.map(\.rawValue)), \(Int32(clamping: limit)), \(owner), \(lease.secondsValue))
             """,
             logger: self.logger
         )
@@ -155,11 +155,13 @@ package struct PostgresOutboxStore: OutboxStore {
         }
     }
 
+    /// Only future rows count: a due row that the claim skipped is blocked behind an earlier delivery of its
+    /// document, and the worker running that one re-scans when it finishes.
     package func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double? {
         let rows = try await self.client.query(
             """
             SELECT extract(epoch FROM run_after - clock_timestamp())::float8 FROM trigger_runtime.deliveries
-            WHERE status = 'ready' AND function_name = ANY(\(functions.map(\.rawValue)))
+            WHERE status = 'ready' AND run_after > now() AND function_name = ANY(\(functions.map(\.rawValue)))
             ORDER BY run_after LIMIT 1
             """,
             logger: self.logger

@@ -156,3 +156,9 @@ public struct TriggerRuntime: Service {
         }
     }
 }
+
+extension TriggerRuntime: CustomStringConvertible {
+    public var description: String {
+        "TriggerRuntime(worker: \(self.configuration.workerID), functions: \(self.registry.functions.count))"
+    }
+}
