@@ -79,6 +79,32 @@ struct RideSimulationTests {
         }
     }
 
+    @Test("a device moved by the control API arrives at once, or re-plans its route from its new position")
+    func teleport() async throws {
+        try await withEmulator { _, client, receiver in
+            var webhooks = receiver.stream.makeAsyncIterator()
+            _ = try await client.post("/_emulator/devices", #"{"device_id":"T1","position":[-122.42,37.77]}"#)
+            let far = try await client.createTrip(device: "T1", to: (-122.30, 37.70))
+            let near = try await client.createTrip(device: "T1", to: (-122.41, 37.78))
+            let moved = try await client.post(
+                "/_emulator/devices/", #"{"device_id":"T1","position":{"type":"Point","coordinates":[-122.41,37.7801]}}"#)
+            #expect(moved.status == 201)
+            let step = try await client.advance(5)
+            let events = await webhooks.next(Int(step.object["webhook_attempts"] as? Double ?? 0)).flatMap(\.events)
+            let arrivedTrips = events.compactMap { event -> String? in
+                let data = event["data"] as? [String: Any]
+                return data?["value"] as? String == "destination_arrival" ? data?["trip_id"] as? String : nil
+            }
+            #expect(arrivedTrips == [near["trip_id"] as? String])
+            // The device now heads for the other trip's destination from where it was put.
+            let other = try await client.get("/trips/\(far["trip_id"] as? String ?? "")").object
+            let route = (other["estimate"] as? [String: Any])?["route"] as? [String: Any]
+            let first = ((route?["polyline"] as? [String: Any])?["coordinates"] as? [[Double]])?.first
+            #expect(first.map { abs($0[0] + 122.41) < 0.01 && abs($0[1] - 37.78) < 0.01 } == true)
+            #expect(try await client.post("/_emulator/devices", #"{"device_id":"T1","position":[999,1]}"#).status == 400)
+        }
+    }
+
     @Test("the same inputs give the same ids, estimates, addresses and share URLs")
     func determinism() async throws {
         func play() async throws -> (String, Data, [String], String) {

@@ -50,7 +50,8 @@ extension HyperTrackEmulator {
         await stepper.advance(by: max(0, seconds)).now
     }
 
-    /// Creates a device at a position, or moves an existing one there (stopping any motion).
+    /// Creates a device at a position, or moves an existing one there (a trip's route is re-planned from there at
+    /// the next step, and arrival is checked there).
     /// - Parameters:
     ///   - id: the device id (as the SDK would report it).
     ///   - name: shown as `device_info.name`.

@@ -23,12 +23,15 @@ extension Engine {
         state.nextTickAt = time.addingTimeInterval(options.tickInterval)
         var events: [JSON] = []
         for id in state.deviceOrder {
-            guard var device = state.devices[id], let motion = device.motion, !device.deleted else { continue }
-            let moved = time > device.lastRecordedAt && !motion.isFinished(at: device.lastRecordedAt)
-            settle(&device, at: time)
-            if motion.isFinished(at: time) { device.motion = nil }
-            state.devices[id] = device
-            if moved, isTracking(device) { events.append(locationEvent(device)) }
+            guard var device = state.devices[id], !device.deleted else { continue }
+            if let motion = device.motion {
+                let moved = time > device.lastRecordedAt && !motion.isFinished(at: device.lastRecordedAt)
+                settle(&device, at: time)
+                if motion.isFinished(at: time) { device.motion = nil }
+                state.devices[id] = device
+                if moved, isTracking(device) { events.append(locationEvent(device)) }
+            }
+            // Also for still devices: one moved by `POST /_emulator/devices` may now be inside a destination.
             events += arrivals(of: device, at: time)
         }
         for id in state.tripOrder {

@@ -29,16 +29,15 @@ actor Engine {
 
     // MARK: state export/import
 
+    /// Dates keep Foundation's default encoding (a `Double`), so an export/import round trip is exact.
     func exportState() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        encoder.dateEncodingStrategy = .iso8601
         return try encoder.encode(state)
     }
 
     func importState(_ data: Data) throws {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
         let imported = try decoder.decode(EmulatorState.self, from: data)
         guard imported.formatVersion == EmulatorState.formatVersion else {
             throw HyperTrackEmulatorError(.stateImport, "unsupported format version \(imported.formatVersion)")
