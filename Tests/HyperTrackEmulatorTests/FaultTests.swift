@@ -113,4 +113,26 @@ struct FaultTests {
             #expect(order == [2, 1, 3])
         }
     }
+
+    @Test("the typed in-process fault API behaves like the control endpoint")
+    func typedFaults() async throws {
+        try await withEmulator { emulator, client, receiver in
+            var webhooks = receiver.stream.makeAsyncIterator()
+            try await emulator.addFault(.httpError(status: 502, method: "POST", path: "/trips/*/complete", count: 1))
+            try await emulator.addFault(.duplicateWebhooks(eventType: "trip", count: 1))
+            let trip = try await client.createTrip(device: "D1", to: nil)
+            let tripID = try #require(trip["trip_id"] as? String)
+            #expect(try await client.post("/trips/\(tripID)/complete").status == 502)
+            #expect(try await client.post("/trips/\(tripID)/complete").status == 202)
+            try await client.advance(0)
+            let copies = await webhooks.next(2)
+            #expect(copies[0].messageID == copies[1].messageID)
+            let bad = await #expect(throws: HyperTrackEmulatorError.self) {
+                try await emulator.addFault(.httpError(status: 200))
+            }
+            #expect(bad?.code == .invalidFault)
+            await emulator.clearFaults()
+            #expect((try await client.get("/_emulator/faults").object["data"] as? [[String: Any]])?.isEmpty == true)
+        }
+    }
 }
