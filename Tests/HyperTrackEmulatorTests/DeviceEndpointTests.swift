@@ -120,6 +120,20 @@ struct DeviceEndpointTests {
         }
     }
 
+    @Test("with nearbyDelay 0 a nearby request is completed at once")
+    func nearbyImmediate() async throws {
+        try await withEmulator(configure: { $0.options.nearbyDelay = 0 }) { emulator, client, _ in
+            await emulator.registerDevice(id: "n1", longitude: 10, latitude: 50)
+            let request = try await client.post(
+                "/devices/nearby", #"{"location":{"type":"Point","coordinates":[10,50.001]},"radius":500}"#)
+            let results = try await client.get(try #require(request.object["request_url"] as? String))
+            #expect(results.object["status"] as? String == "completed")
+            #expect((results.object["data"] as? [[String: Any]])?.map { $0["device_id"] as? String } == ["n1"])
+            try await client.advance(0)
+            #expect(await emulator.webhookDeliveries().map(\.eventTypes) == [["nearby_devices_request"]])
+        }
+    }
+
     @Test("account geofences: create, list, get, patch, delete")
     func accountGeofences() async throws {
         try await withEmulator { _, client, _ in
