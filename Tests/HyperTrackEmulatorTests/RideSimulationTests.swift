@@ -66,6 +66,7 @@ struct RideSimulationTests {
             let finished = try await client.get("/trips/\(tripID)").object
             #expect(finished["status"] as? String == "completed")
             #expect(finished["completed_at"] is String)
+            #expect(finished["estimate"] == nil)  // no estimate once completed (the key is absent, not `{}`)
             let storedSummary = try #require(finished["summary"] as? [String: Any])
             #expect(storedSummary["distance"] as? Double == summary["distance"] as? Double)
             let summaryDistance = try #require(summary["distance"] as? Double)

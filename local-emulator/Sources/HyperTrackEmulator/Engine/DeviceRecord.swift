@@ -36,4 +36,12 @@ struct DeviceRecord: Codable, Equatable, Sendable {
     var trackingID: String
     var motion: Motion?
     var locations: [LocationSample] = []
+
+    /// Appends a sample unless it repeats the last one (same time and place).
+    mutating func record(_ sample: LocationSample) {
+        if let last = locations.last, last.recordedAt == sample.recordedAt, last.coordinate == sample.coordinate {
+            return
+        }
+        locations.append(sample)
+    }
 }

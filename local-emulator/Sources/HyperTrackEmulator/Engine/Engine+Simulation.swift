@@ -11,7 +11,7 @@ extension Engine {
         device.bearing = motion.route.bearing(at: min(travelled, motion.route.length))
         device.speed = finished ? 0 : motion.speed
         device.lastRecordedAt = time
-        device.locations.append(
+        device.record(
             LocationSample(coordinate: position, recordedAt: time, speed: device.speed, bearing: device.bearing))
     }
 

@@ -74,7 +74,7 @@ actor Engine {
         var device = DeviceRecord(
             id: id, name: name, metadata: metadata, registeredAt: now, position: position, lastRecordedAt: now,
             trackingID: state.random.trackingID())
-        device.locations.append(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
+        device.record(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
         state.devices[id] = device
         state.deviceOrder.append(id)
         return device
@@ -89,7 +89,7 @@ actor Engine {
                 device.position = position
                 device.motion = nil
                 device.lastRecordedAt = now
-                device.locations.append(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
+                device.record(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
             }
             state.devices[id] = device
         } else {
