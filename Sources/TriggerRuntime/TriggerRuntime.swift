@@ -142,7 +142,7 @@ public struct TriggerRuntime: Service {
                 await state.doorbell.wait(timeout: wait)
             }
             let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
-            while state.inFlightCount > 0 && ContinuousClock.now < deadline {
+            while state.inFlightCount > 0 && ContinuousClock.now < deadline && !Task.isCancelled {
                 await state.doorbell.wait(timeout: deadline - ContinuousClock.now)
             }
             let left = state.inFlightCount

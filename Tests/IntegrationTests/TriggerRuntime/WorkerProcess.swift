@@ -57,20 +57,24 @@ final class WorkerProcess: Sendable {
         }
     }
 
+    /// The build directory's `TriggerRuntimeTestWorker`: beside the running test binary (Linux), else in the
+    /// package's `.build/debug`, or in `TEST_WORKER_DIR`.
     static func locate() throws -> URL {
-        let directory: URL
+        var candidates: [URL] = []
         if let explicit = ProcessInfo.processInfo.environment["TEST_WORKER_DIR"] {
-            directory = URL(fileURLWithPath: explicit)
-        } else {
-            directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            candidates.append(URL(fileURLWithPath: explicit))
         }
-        let executable = directory.appendingPathComponent("TriggerRuntimeTestWorker")
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw NotBuilt(
-                description: "\(executable.path) is missing: run the tests with `swift test` (which builds it) "
-                    + "or `swift build --build-tests` first"
-            )
+        candidates.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug"))
+        for directory in candidates {
+            let executable = directory.appendingPathComponent("TriggerRuntimeTestWorker")
+            if FileManager.default.isExecutableFile(atPath: executable.path) { return executable }
         }
-        return executable
+        throw NotBuilt(
+            description: "TriggerRuntimeTestWorker not found in \(candidates.map(\.path)): run the tests with "
+                + "`swift test` (which builds it) or `swift build --build-tests` first"
+        )
     }
 }
