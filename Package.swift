@@ -149,6 +149,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "TriggerRuntimeTestWorker",
+            dependencies: [
+                "TriggerRuntime",
+                "EmbeddedPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TriggerRuntimeTestWorker",
+            swiftSettings: swiftSettings
+        ),
         // MARK: tests
         .testTarget(
             name: "TriggerRuntimeTests",

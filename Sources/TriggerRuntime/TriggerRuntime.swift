@@ -131,7 +131,8 @@ public struct TriggerRuntime: Service {
                             group.addTask { await self.process(delivery, state: state) }
                         }
                         if claimed.count == limit { continue }
-                        if let due = try await self.store.secondsUntilNextDue(functions: functions) {
+                        // Handlers that just started ring when they finish; look ahead only when idle.
+                        if claimed.isEmpty, let due = try await self.store.secondsUntilNextDue(functions: functions) {
                             wait = min(wait, .nanoseconds(Int64(max(due, 0) * 1e9)))
                         }
                     } catch {
@@ -141,7 +142,7 @@ public struct TriggerRuntime: Service {
                 await state.doorbell.wait(timeout: wait)
             }
             let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
-            while state.inFlightCount > 0 && ContinuousClock.now < deadline {
+            while state.inFlightCount > 0 && ContinuousClock.now < deadline && !Task.isCancelled {
                 await state.doorbell.wait(timeout: deadline - ContinuousClock.now)
             }
             let left = state.inFlightCount

@@ -115,4 +115,55 @@ struct LeaseTests {
         #expect(counts.count == 10_000)
         #expect(counts.values.allSatisfy { $0 == 1 })
     }
+
+    @Test("a handler that runs longer than the lease keeps it: renewals stop another worker from taking it over")
+    func leaseRenewal() async throws {
+        let handled = Observations<FunctionContext>()
+        var builder = FunctionRegistry()
+        builder.register("long", on: .create("items"), as: Item.self) { _, context in
+            handled.append(context)
+            // Work that outlasts the 2 s lease (renewed every 200 ms: ten chances per lease).
+            try await Task.sleep(for: .seconds(5))
+        }
+        let registry = builder
+        let (logger, logs) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            let configurations = (0..<2).map { index in
+                RuntimeHarness.configuration {
+                    $0.leaseDuration = .seconds(2)
+                    $0.leaseRenewalInterval = .milliseconds(200)
+                    $0.pollInterval = .milliseconds(100)
+                    $0.workerID = "worker-\(index)"
+                }
+            }
+            try await RuntimeHarness.withWorkers(
+                client: client, registry: registry, configurations: configurations, logger: logger
+            ) {
+                try await client.query("INSERT INTO items (id, name, value) VALUES (1, 'long', 0)")
+                try await logs.wait("handled") { $0.contains { $0.metadata["trigger.outcome"] == "handled" } }
+            }
+        }
+        #expect(handled.entries.map(\.attempt) == [1])
+        #expect(!logs.entries.contains { $0.metadata["trigger.outcome"] == "lease_lost" })
+    }
+
+    @Test("done deliveries are pruned after the retention period")
+    func retention() async throws {
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: FunctionRegistry(), logger: logger) { client, _ in
+            try await client.query(
+                """
+                INSERT INTO trigger_runtime.done
+                    (id, function_name, table_name, operation, document_key, committed_at, attempt, done_at)
+                SELECT g, 'f', 'public.items', 'create', g::text, now(), 1,
+                       CASE WHEN g <= 15000 THEN now() - interval '2 days' ELSE now() END
+                FROM generate_series(1, 15100) g
+                """
+            )
+            let store = PostgresOutboxStore(client: client, channel: "trigger_runtime", logger: logger)
+            #expect(try await store.prune(olderThan: .seconds(86_400)) == 15_000)
+            #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.done") == 100)
+            #expect(try await store.prune(olderThan: .seconds(86_400)) == 0)
+        }
+    }
 }

@@ -41,6 +41,7 @@ struct ListenTests {
         let handled = Observations<Int>()
         let registry = Self.registry(handled)
         let (logger, logs) = Logger.capturing()
+        // PSQLError's description hides details; print them if this ever fails on a database error.
         do {
         try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
             // Polling is too slow to matter here: only NOTIFY and the re-scan can deliver within the test.
@@ -69,10 +70,13 @@ struct ListenTests {
                     try await client.query("INSERT INTO items (id, name, value) VALUES (\(id), 'missed', 0)")
                 }
                 try await handled.wait("deliveries after reconnect") { $0.count >= 20 }
-                #expect(logs.entries.filter { $0.message == "listening" }.count >= 2)
+                try await logs.wait("listening again") { $0.filter { $0.message == "listening" }.count >= 2 }
             }
         }
-        } catch { print(String(reflecting: error)); throw error }
+        } catch {
+            print("listenerKilled: \(String(reflecting: error))")
+            throw error
+        }
         #expect(Set(handled.entries) == Set(1...20))
     }
 }

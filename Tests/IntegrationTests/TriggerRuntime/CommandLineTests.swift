@@ -1,0 +1,85 @@
+import EmbeddedPostgres
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+import TriggerRuntime
+
+@Suite("ridesharing migrate and events", .timeLimit(.minutes(3)))
+struct CommandLineTests {
+    /// Runs `ridesharing` with `arguments` and returns its exit status and output (stdout then stderr).
+    static func ridesharing(_ arguments: [String], environment: [String: String]) async throws -> (Int32, String) {
+        let executable = try WorkerProcess.locate().deletingLastPathComponent().appendingPathComponent("ridesharing")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let out = output.fileHandleForReading.readDataToEndOfFile()
+                let err = errors.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                let text = String(decoding: out, as: UTF8.self) + String(decoding: err, as: UTF8.self)
+                continuation.resume(returning: (process.terminationStatus, text))
+            }
+        }
+    }
+
+    @Test("migrate --dry-run reports, migrate applies, events list/show/retry work and refuse bad input")
+    func commands() async throws {
+        let (logger, _) = Logger.capturing()
+        try await TestDatabase.shared.withDatabase { client, _ in
+            let rows = try await client.query("SELECT current_database()")
+            var name = ""
+            for try await value in rows.decode(String.self) { name = value }
+            let environment = [
+                "DATABASE_URL": try await TestDatabase.shared.connectionURL(database: name), "LOG_LEVEL": "warning",
+            ]
+
+            let (dryStatus, dryOutput) = try await Self.ridesharing(["migrate", "--dry-run"], environment: environment)
+            #expect(dryStatus == 1)
+            #expect(dryOutput.contains("trigger_runtime/0001_create_queue"))
+            let (status, output) = try await Self.ridesharing(["migrate"], environment: environment)
+            #expect(status == 0, "\(output)")
+            #expect(try await Self.ridesharing(["migrate", "--dry-run"], environment: environment).0 == 0)
+
+            // A dead delivery, as the runtime leaves one.
+            try await client.query(
+                """
+                INSERT INTO trigger_runtime.deliveries
+                    (function_name, table_name, operation, document_key, new_row, attempt, status, last_error)
+                VALUES ('charge', 'public.orders', 'create', '7', '{"id": 7}', 8, 'dead', 'card declined')
+                """
+            )
+            let (listStatus, list) = try await Self.ridesharing(["events", "list", "--dead"], environment: environment)
+            #expect(listStatus == 0)
+            #expect(list.contains("dead\t8\tcharge\tcreate\tpublic.orders\t7"))
+            #expect(list.contains("card declined"))
+            let (_, shown) = try await Self.ridesharing(["events", "show", "1"], environment: environment)
+            #expect(shown.contains("after:      {\"id\": 7}"))
+
+            let (missingStatus, missing) = try await Self.ridesharing(["events", "retry", "99"], environment: environment)
+            #expect(missingStatus != 0)
+            #expect(missing.contains("no delivery 99"))
+            let (badStatus, _) = try await Self.ridesharing(["events", "retry"], environment: environment)
+            #expect(badStatus != 0)
+            let (retryStatus, retried) = try await Self.ridesharing(["events", "retry", "--all-dead"], environment: environment)
+            #expect(retryStatus == 0)
+            #expect(retried.contains("1 dead deliveries are ready again"))
+            let record = try await DeliveryAdmin(client: client, logger: logger).show(1)
+            #expect(record.status == .ready)
+            #expect(record.attempt == 0)
+
+            let (levelStatus, level) = try await Self.ridesharing(
+                ["events", "list"], environment: environment.merging(["LOG_LEVEL": "loud"]) { $1 }
+            )
+            #expect(levelStatus != 0)
+            #expect(level.contains("LOG_LEVEL"))
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import EmbeddedPostgres
+import Logging
+import PostgresNIO
+import Testing
+import TriggerRuntime
+
+@Suite("TriggerRuntime migrations, trigger installation and the claim plan", .timeLimit(.minutes(5)))
+struct SchemaTests {
+    static let app = [
+        Migration(group: "app", name: "0001_items", statements: [RuntimeHarness.itemsTable]),
+        Migration(group: "app", name: "0002_index", statements: ["CREATE INDEX items_name_idx ON items (name)"]),
+    ]
+
+    @Test("migrations apply once, in one transaction, under a lock; dry runs report; divergent history is refused")
+    func migrator() async throws {
+        let (logger, _) = Logger.capturing()
+        try await TestDatabase.shared.withDatabase { client, _ in
+            let migrator = Migrator(client: client, logger: logger)
+            let all = TriggerRuntime.migrations + Self.app
+            let dry = try await migrator.migrate(all, dryRun: true)
+            #expect(dry.pending == all)
+            #expect(dry.applied == false)
+            #expect(try await migrator.history().isEmpty)
+
+            // Two workers starting together: the advisory lock serialises them, the second finds nothing to do.
+            let reports = try await withThrowingTaskGroup(of: Migrator.Report.self) { group in
+                for _ in 0..<2 { group.addTask { try await migrator.migrate(all) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(reports.map(\.pending.count).sorted() == [0, all.count])
+            #expect(try await migrator.history().count == all.count)
+            #expect(try await migrator.migrate(all, dryRun: true).pending.isEmpty)
+
+            let renamed = TriggerRuntime.migrations + [Self.app[0], Migration(group: "app", name: "0002_other", statements: ["SELECT 1"])]
+            let divergent = await #expect(throws: TriggerRuntimeError.self) { try await migrator.migrate(renamed) }
+            #expect(divergent?.code == .divergentHistory)
+            let removed = TriggerRuntime.migrations + [Self.app[0]]
+            let shorter = await #expect(throws: TriggerRuntimeError.self) { try await migrator.migrate(removed) }
+            #expect(shorter?.code == .divergentHistory)
+
+            // A failing migration rolls back everything of its run, including the ones before it.
+            let broken = all + [
+                Migration(group: "app", name: "0003_ok", statements: ["CREATE TABLE extra (id int)"]),
+                Migration(group: "app", name: "0004_broken", statements: ["CREATE TABLE nope (id no_such_type)"]),
+            ]
+            await #expect(throws: (any Error).self) { try await migrator.migrate(broken) }
+            #expect(try await migrator.history().count == all.count)
+            #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM pg_class WHERE relname = 'extra'") == 0)
+
+            let duplicate = await #expect(throws: TriggerRuntimeError.self) {
+                try await migrator.migrate(all + [Self.app[1]])
+            }
+            #expect(duplicate?.code == .invalidMigrations)
+        }
+    }
+
+    @Test("trigger installation is idempotent, refuses bad registrations, and drops stale bindings")
+    func installer() async throws {
+        let (logger, _) = Logger.capturing()
+        try await TestDatabase.shared.withDatabase { client, _ in
+            try await Migrator(client: client, logger: logger).migrate(TriggerRuntime.migrations + Self.app)
+            try await client.query("CREATE TABLE notes (id int PRIMARY KEY, body text)")
+            let installer = TriggerInstaller(client: client, logger: logger)
+            var registry = FunctionRegistry()
+            registry.register("a", on: .write("items"), as: Item.self) { _, _ in }
+            registry.register("b", on: .create("notes"), as: Item.self) { _, _ in }
+            try await installer.install(registry)
+            try await installer.install(registry)
+            let triggers = "SELECT count(*) FROM pg_trigger WHERE tgname = 'trigger_runtime_capture'"
+            #expect(try await RuntimeHarness.count(client, PostgresQuery(unsafeSQL: triggers)) == 2)
+
+            // Bad registrations are refused and change nothing.
+            for (trigger, what) in [
+                (Trigger.create("missing_table"), "missing table"), (Trigger.create("items", keyColumn: "nope"), "key"),
+                (Trigger.update("items", columns: ["value", "nope"]), "filter column"),
+            ] {
+                var bad = registry
+                bad.register("bad", on: trigger, as: Item.self) { _, _ in }
+                let error = await #expect(throws: TriggerRuntimeError.self, "\(what)") { try await installer.install(bad) }
+                #expect(error?.code == .invalidRegistration)
+            }
+            #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.functions") == 2)
+
+            // Removing "b" stops its capture and drops the now unused trigger on notes.
+            var smaller = FunctionRegistry()
+            smaller.register("a", on: .write("items"), as: Item.self) { _, _ in }
+            try await installer.install(smaller)
+            #expect(try await RuntimeHarness.count(client, PostgresQuery(unsafeSQL: triggers)) == 1)
+            try await client.query("INSERT INTO notes VALUES (1, 'n')")
+            try await client.query("INSERT INTO items (id, name, value) VALUES (1, 'i', 0)")
+            let rows = try await client.query("SELECT function_name FROM trigger_runtime.deliveries")
+            var functions: [String] = []
+            for try await name in rows.decode(String.self) { functions.append(name) }
+            #expect(functions == ["a"])
+        }
+    }
+
+    @Test("the claim stays on its index when the queue starts empty and grows to 100,000 rows")
+    func claimPlanGuard() async throws {
+        let (logger, _) = Logger.capturing()
+        var registry = FunctionRegistry()
+        registry.register("f", on: .create("items"), as: Item.self) { _, _ in }
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            // Empty statistics, as a fresh deployment has them.
+            try await client.query("ANALYZE trigger_runtime.deliveries")
+            func claimScans() async throws -> (sequential: Int64, index: Int64, claimed: Int) {
+                try await client.withConnection { connection in
+                    try await connection.query("BEGIN", logger: logger)
+                    let claimed = try await connection.query(
+                        "SELECT count(*)::int8 FROM trigger_runtime.claim(ARRAY['f'], 32, 'probe', 30)", logger: logger
+                    )
+                    var count: Int64 = 0
+                    for try await value in claimed.decode(Int64.self) { count = value }
+                    let stats = try await connection.query(
+                        """
+                        SELECT seq_scan, coalesce(idx_scan, 0) FROM pg_stat_xact_user_tables
+                        WHERE relid = 'trigger_runtime.deliveries'::regclass
+                        """,
+                        logger: logger
+                    )
+                    var result: (Int64, Int64, Int) = (0, 0, Int(count))
+                    for try await (sequential, index) in stats.decode((Int64, Int64).self) {
+                        result = (sequential, index, Int(count))
+                    }
+                    try await connection.query("ROLLBACK", logger: logger)
+                    return result
+                }
+            }
+            // On the empty table any plan is cheap (the planner may scan it); what matters is that the plan cannot
+            // stay that way as the table grows under the same "empty" statistics.
+            let empty = try await claimScans()
+            #expect(empty.claimed == 0)
+            try await client.query(
+                "INSERT INTO items (id, name, value) SELECT g, 'x', 0 FROM generate_series(1, 100000) g"
+            )
+            let full = try await claimScans()
+            #expect(full.sequential == 0)
+            #expect(full.index > 0)
+            #expect(full.claimed == 32)
+        }
+    }
+}

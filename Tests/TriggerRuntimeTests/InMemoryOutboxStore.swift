@@ -1,0 +1,133 @@
+import Foundation
+import PostgresNIO
+import TriggerRuntime
+
+/// The outbox in memory: the same claim, ordering, lease and fencing rules as PostgreSQL, without a database.
+/// Settlements are published on `settlements`.
+actor InMemoryOutboxStore: OutboxStore {
+    private struct Row {
+        var delivery: Delivery
+        var runAfter: ContinuousClock.Instant
+        var dead = false
+        var leased = false
+        var lastError: String?
+    }
+    private var rows: [Int64: Row] = [:]
+    private var nextID: Int64 = 1
+    private(set) var done: [Int64] = []
+    nonisolated let settlements: AsyncStream<(id: Int64, settlement: Settlement)>
+    private let continuation: AsyncStream<(id: Int64, settlement: Settlement)>.Continuation
+
+    init() {
+        (self.settlements, self.continuation) = AsyncStream.makeStream()
+    }
+
+    /// Records a change, as the capture trigger would.
+    @discardableResult
+    func emit(_ function: FunctionName, key: String, after: String) -> Int64 {
+        let id = self.nextID
+        self.nextID += 1
+        let delivery = Delivery(
+            id: id, function: function, table: "public.t", operation: .create, documentKey: key, before: nil,
+            after: Data(after.utf8), committedAt: Date(), attempt: 0, leaseToken: UUID()
+        )
+        self.rows[id] = Row(delivery: delivery, runAfter: .now)
+        return id
+    }
+
+    func lastError(_ id: Int64) -> String? { self.rows[id]?.lastError }
+
+    func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery] {
+        let now = ContinuousClock.now
+        var claimed: [Delivery] = []
+        for id in self.rows.keys.sorted() where claimed.count < limit {
+            guard let row = self.rows[id], !row.dead, row.runAfter <= now, functions.contains(row.delivery.function)
+            else { continue }
+            let blocked = self.rows.values.contains {
+                !$0.dead && $0.delivery.id < id && $0.delivery.function == row.delivery.function
+                    && $0.delivery.documentKey == row.delivery.documentKey
+            }
+            if blocked { continue }
+            var delivery = row.delivery
+            delivery.attempt += 1
+            delivery.leaseToken = UUID()
+            self.rows[id] = Row(delivery: delivery, runAfter: now + lease, leased: true, lastError: row.lastError)
+            claimed.append(delivery)
+        }
+        return claimed
+    }
+
+    func complete(
+        _ delivery: Delivery,
+        body: @Sendable (PostgresConnection?) async throws -> Void,
+        onFailure: @Sendable (any Error) -> Settlement
+    ) async throws -> Settlement {
+        var settlement: Settlement
+        do {
+            try await body(nil)
+            settlement = .done
+        } catch {
+            settlement = onFailure(error)
+        }
+        guard var row = self.rows[delivery.id], row.delivery.leaseToken == delivery.leaseToken, row.leased else {
+            settlement = .leaseLost
+            self.continuation.yield((delivery.id, settlement))
+            return settlement
+        }
+        row.leased = false
+        switch settlement {
+        case .done:
+            self.rows[delivery.id] = nil
+            self.done.append(delivery.id)
+        case .retry(let delay, let error):
+            row.runAfter = .now + delay
+            row.lastError = error
+            self.rows[delivery.id] = row
+        case .dead(let error):
+            row.dead = true
+            row.lastError = error
+            self.rows[delivery.id] = row
+        case .release:
+            row.runAfter = .now
+            row.delivery.attempt -= 1
+            self.rows[delivery.id] = row
+        case .leaseLost:
+            break
+        }
+        self.continuation.yield((delivery.id, settlement))
+        return settlement
+    }
+
+    func renew(_ deliveries: [Delivery], lease: Duration) async throws -> Set<Int64> {
+        var held = Set<Int64>()
+        for delivery in deliveries {
+            if var row = self.rows[delivery.id], row.leased, row.delivery.leaseToken == delivery.leaseToken {
+                row.runAfter = .now + lease
+                self.rows[delivery.id] = row
+                held.insert(delivery.id)
+            }
+        }
+        return held
+    }
+
+    func release(_ deliveries: [Delivery]) async throws {
+        for delivery in deliveries {
+            if var row = self.rows[delivery.id], row.leased, row.delivery.leaseToken == delivery.leaseToken {
+                row.leased = false
+                row.runAfter = .now
+                row.delivery.attempt -= 1
+                self.rows[delivery.id] = row
+            }
+        }
+    }
+
+    func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double? {
+        let now = ContinuousClock.now
+        let future = self.rows.values.filter { !$0.dead && $0.runAfter > now && functions.contains($0.delivery.function) }
+        guard let next = future.map(\.runAfter).min() else { return nil }
+        let (seconds, attoseconds) = (next - now).components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    func prune(olderThan age: Duration) async throws -> Int { 0 }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Testing
+import TriggerRuntime
+
+@Suite("Run loop on the in-memory outbox", .timeLimit(.minutes(1)))
+struct RunLoopTests {
+    struct Payload: Decodable, Sendable {
+        var n: Int
+    }
+    struct Flaky: Error {}
+
+    static func configuration() -> TriggerRuntime.Configuration {
+        var configuration = TriggerRuntime.Configuration()
+        configuration.listen = false
+        configuration.pollInterval = .seconds(5)
+        configuration.shutdownGracePeriod = .milliseconds(100)
+        return configuration
+    }
+
+    /// Runs the worker over `store` during `body`, then shuts it down gracefully.
+    static func withRuntime(
+        store: InMemoryOutboxStore,
+        registry: FunctionRegistry,
+        _ body: @Sendable () async throws -> Void
+    ) async throws {
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let runtime = TriggerRuntime(store: store, registry: registry, configuration: Self.configuration(), logger: logger)
+        let group = ServiceGroup(services: [runtime], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            do {
+                try await body()
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @Test("failures are retried with backoff until success; the context carries the attempt")
+    func retriesUntilSuccess() async throws {
+        let store = InMemoryOutboxStore()
+        let attempts = LockedBox<[Int]>([])
+        var registry = FunctionRegistry()
+        let options = FunctionOptions(maxAttempts: 5, initialBackoff: .milliseconds(5), jitter: 0)
+        registry.register("flaky", on: .create("t"), options: options, as: Payload.self) { _, context in
+            attempts.set(attempts.value + [context.attempt])
+            if context.attempt < 3 { throw Flaky() }
+        }
+        let id = await store.emit("flaky", key: "1", after: #"{"n": 1}"#)
+        let registered = registry
+        try await Self.withRuntime(store: store, registry: registered) {
+            var outcomes: [Settlement] = []
+            for await (settledID, settlement) in store.settlements where settledID == id {
+                outcomes.append(settlement)
+                if settlement == .done { break }
+            }
+            #expect(outcomes == [.retry(delay: .milliseconds(5), error: "Flaky()"), .retry(delay: .milliseconds(10), error: "Flaky()"), .done])
+        }
+        #expect(attempts.value == [1, 2, 3])
+        #expect(await store.done == [id])
+    }
+
+    @Test("the last failed attempt dead-letters with the error text")
+    func deadLetter() async throws {
+        let store = InMemoryOutboxStore()
+        var registry = FunctionRegistry()
+        registry.register(
+            "doomed", on: .create("t"), options: FunctionOptions(maxAttempts: 2, initialBackoff: .milliseconds(1)),
+            as: Payload.self
+        ) { _, _ in throw Flaky() }
+        let id = await store.emit("doomed", key: "1", after: #"{"n": 1}"#)
+        let registered = registry
+        try await Self.withRuntime(store: store, registry: registered) {
+            for await (settledID, settlement) in store.settlements where settledID == id {
+                if case .dead(let error) = settlement {
+                    #expect(error == "Flaky()")
+                    break
+                }
+            }
+        }
+        #expect(await store.lastError(id) == "Flaky()")
+    }
+
+    @Test("one document's deliveries run one at a time in order")
+    func perDocumentOrder() async throws {
+        let store = InMemoryOutboxStore()
+        let seen = LockedBox<[Int]>([])
+        var registry = FunctionRegistry()
+        registry.register("ordered", on: .create("t"), as: Payload.self) { change, _ in
+            seen.set(seen.value + [try #require(change.after).n])
+            await Task.yield()
+        }
+        for n in 1...50 { await store.emit("ordered", key: "doc", after: #"{"n": \#(n)}"#) }
+        let registered = registry
+        try await Self.withRuntime(store: store, registry: registered) {
+            var count = 0
+            for await (_, settlement) in store.settlements where settlement == .done {
+                count += 1
+                if count == 50 { break }
+            }
+        }
+        #expect(seen.value == Array(1...50))
+    }
+
+    @Test("at shutdown, a handler still running after the grace period is cancelled and its delivery released")
+    func shutdownReleases() async throws {
+        let store = InMemoryOutboxStore()
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        var registry = FunctionRegistry()
+        registry.register("slow", on: .create("t"), as: Payload.self) { _, _ in
+            startedContinuation.yield()
+            try await Task.sleep(for: .seconds(3600))
+        }
+        let id = await store.emit("slow", key: "1", after: #"{"n": 1}"#)
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let runtime = TriggerRuntime(store: store, registry: registry, configuration: Self.configuration(), logger: logger)
+        let group = ServiceGroup(services: [runtime], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var settlements = store.settlements.makeAsyncIterator()
+            // Claimed and running: shut down; the grace period (100 ms) runs out while it sleeps.
+            var starts = started.makeAsyncIterator()
+            await starts.next()
+            await group.triggerGracefulShutdown()
+            let settled = await settlements.next()
+            #expect(settled?.id == id)
+            #expect(settled?.settlement == .release)
+            try await tasks.waitForAll()
+        }
+    }
+}

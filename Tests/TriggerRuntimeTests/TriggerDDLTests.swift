@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+@testable import TriggerRuntime
+
+@Suite("Generated SQL")
+struct TriggerDDLTests {
+    @Test("the per-table trigger DDL is pinned")
+    func triggerDDL() {
+        #expect(
+            TriggerInstaller.triggerDDL(schema: "public", table: "orders", channel: "trigger_runtime")
+                == """
+                CREATE OR REPLACE TRIGGER trigger_runtime_capture AFTER INSERT OR UPDATE OR DELETE ON \
+                "public"."orders" FOR EACH ROW EXECUTE FUNCTION trigger_runtime.capture('trigger_runtime')
+                """
+        )
+        #expect(
+            TriggerInstaller.triggerDDL(schema: "App", table: "we\"ird", channel: "c1")
+                == """
+                CREATE OR REPLACE TRIGGER trigger_runtime_capture AFTER INSERT OR UPDATE OR DELETE ON \
+                "App"."we""ird" FOR EACH ROW EXECUTE FUNCTION trigger_runtime.capture('c1')
+                """
+        )
+    }
+
+    @Test("the capture function is lean: one INSERT, NOTIFY once, skips unchanged rows")
+    func captureFunction() throws {
+        let capture = try #require(RuntimeSchema.functions.first { $0.contains("FUNCTION trigger_runtime.capture()") })
+        #expect(capture.components(separatedBy: "INSERT INTO").count == 2)
+        #expect(capture.components(separatedBy: "pg_notify").count == 2)
+        #expect(capture.contains("IF OLD *= NEW THEN"))
+        #expect(capture.contains("pg_notify(TG_ARGV[0], '')"))
+    }
+
+    @Test("the runtime's migrations have stable names in one group")
+    func migrations() {
+        #expect(TriggerRuntime.migrations.map(\.name) == ["0001_create_queue", "0002_create_functions"])
+        #expect(Set(TriggerRuntime.migrations.map(\.group)) == ["trigger_runtime"])
+    }
+
+    @Test("channels are validated: they end up in DDL")
+    func channels() throws {
+        try TriggerRuntime.Configuration.validateChannel("trigger_runtime_2")
+        for bad in ["", "Upper", "semi;colon", "quote'", String(repeating: "a", count: 64)] {
+            #expect(throws: TriggerRuntimeError.self) { try TriggerRuntime.Configuration.validateChannel(bad) }
+        }
+    }
+}
