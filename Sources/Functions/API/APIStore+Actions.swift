@@ -42,7 +42,7 @@ extension APIStore {
                     logger: self.logger
                 )
             )
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+        } catch let error where Self.isUniqueViolation(error) {
             throw APIProblem.conflict("you already have an active order; finish or cancel it first")
         }
         if updated == 0 {

@@ -55,7 +55,7 @@ struct APIStore: Sendable {
                 throw APIProblem(.internalServerError, detail: "the user was not created")
             }
             return RegistrationView(user: user, token: token)
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+        } catch let error where Self.isUniqueViolation(error) {
             throw APIProblem.conflict("device_id: another driver already registered this device")
         }
     }
@@ -101,6 +101,15 @@ struct APIStore: Sendable {
             drivers.append(NearbyDriverView(lat: lat, lng: lng, distance: distance))
         }
         return drivers
+    }
+
+    /// Whether `error` (or the error inside a failed transaction) is a unique violation (SQLSTATE 23505).
+    static func isUniqueViolation(_ error: any Error) -> Bool {
+        if let error = error as? PSQLError { return error.serverInfo?[.sqlState] == "23505" }
+        if let error = error as? PostgresTransactionError, let inner = error.closureError ?? error.commitError {
+            return self.isUniqueViolation(inner)
+        }
+        return false
     }
 
     static func count(_ rows: PostgresRowSequence) async throws -> Int {
