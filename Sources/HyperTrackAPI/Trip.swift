@@ -22,6 +22,12 @@ public struct Trip: Sendable, Hashable {
     public var estimate: Estimate?
     /// Filled once the trip is completed.
     public var summary: TripSummary?
+    /// The device's OS and SDK versions.
+    public var deviceInfo: DeviceInfo?
+    /// The trip's geofences.
+    public var geofences: [Geofence]?
+    /// Whether the ETA is meaningful (`eta_relevance_data`).
+    public var etaRelevance: ETARelevance?
 
     /// Share and embed URLs of a trip.
     public struct Views: Sendable, Hashable {
@@ -39,21 +45,35 @@ public struct Trip: Sendable, Hashable {
 
     /// A trip's destination as returned.
     public struct Destination: Sendable, Hashable {
-        /// The destination point.
-        public var point: Coordinate?
+        /// The destination's geometry: a point, or a polygon.
+        public var geometry: GeoJSONGeometry?
+        /// The destination point, when the geometry is a point.
+        public var point: Coordinate? {
+            get { self.geometry?.point }
+            set { self.geometry = newValue.map(GeoJSONGeometry.point) }
+        }
         /// The arrival radius in metres.
         public var radius: Double?
         /// The server's address for the point.
         public var address: String?
         /// When the device arrived, once it has.
         public var arrivedAt: Date?
+        /// When the device was expected there, if the trip was created with a schedule.
+        public var scheduledAt: Date?
 
         /// Creates a destination.
-        public init(point: Coordinate? = nil, radius: Double? = nil, address: String? = nil, arrivedAt: Date? = nil) {
-            self.point = point
+        public init(
+            point: Coordinate? = nil,
+            radius: Double? = nil,
+            address: String? = nil,
+            arrivedAt: Date? = nil,
+            scheduledAt: Date? = nil
+        ) {
+            self.geometry = point.map(GeoJSONGeometry.point)
             self.radius = radius
             self.address = address
             self.arrivedAt = arrivedAt
+            self.scheduledAt = scheduledAt
         }
     }
 
@@ -69,6 +89,12 @@ public struct Trip: Sendable, Hashable {
         public var remainingDuration: Double?
         /// The route as positions.
         public var polyline: [Coordinate]
+        /// The route's start address.
+        public var startAddress: String?
+        /// The route's end address.
+        public var endAddress: String?
+        /// Whether the route was recomputed too often to keep estimating.
+        public var reroutesExceeded: Bool?
 
         /// Creates an estimate.
         public init(
@@ -76,13 +102,19 @@ public struct Trip: Sendable, Hashable {
             distance: Double? = nil,
             duration: Double? = nil,
             remainingDuration: Double? = nil,
-            polyline: [Coordinate] = []
+            polyline: [Coordinate] = [],
+            startAddress: String? = nil,
+            endAddress: String? = nil,
+            reroutesExceeded: Bool? = nil
         ) {
             self.arriveAt = arriveAt
             self.distance = distance
             self.duration = duration
             self.remainingDuration = remainingDuration
             self.polyline = polyline
+            self.startAddress = startAddress
+            self.endAddress = endAddress
+            self.reroutesExceeded = reroutesExceeded
         }
     }
 
@@ -97,7 +129,10 @@ public struct Trip: Sendable, Hashable {
         metadata: [String: JSONValue]? = nil,
         destination: Destination? = nil,
         estimate: Estimate? = nil,
-        summary: TripSummary? = nil
+        summary: TripSummary? = nil,
+        deviceInfo: DeviceInfo? = nil,
+        geofences: [Geofence]? = nil,
+        etaRelevance: ETARelevance? = nil
     ) {
         self.tripID = tripID
         self.deviceID = deviceID
@@ -109,23 +144,34 @@ public struct Trip: Sendable, Hashable {
         self.destination = destination
         self.estimate = estimate
         self.summary = summary
+        self.deviceInfo = deviceInfo
+        self.geofences = geofences
+        self.etaRelevance = etaRelevance
     }
 }
 
 /// A trip's status: an open enum, so a value we do not know is kept, not fatal.
-public struct TripStatus: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct TripStatus: OpenEnum {
+    /// The wire string.
     public var rawValue: String
+    /// Creates a status from its wire string.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// Decodes the wire string.
     public init(from decoder: any Decoder) throws {
         self.rawValue = try decoder.singleValueContainer().decode(String.self)
     }
+    /// Encodes the wire string.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(self.rawValue)
     }
+    /// The wire string.
     public var description: String { self.rawValue }
 
+    /// The trip is being tracked.
     public static let active = TripStatus(rawValue: "active")
+    /// `POST …/complete` was accepted; the summary is being computed.
     public static let processingCompletion = TripStatus(rawValue: "processing_completion")
+    /// The trip is over and has its summary.
     public static let completed = TripStatus(rawValue: "completed")
 }

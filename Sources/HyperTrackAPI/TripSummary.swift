@@ -12,6 +12,10 @@ public struct TripSummary: Sendable, Hashable {
     public var completedAt: Date?
     /// The recorded path, oldest first.
     public var locations: [RecordedLocation]
+    /// Activity, outage, geofence and trip markers along the way.
+    public var markers: [Marker]
+    /// The device that made the trip.
+    public var deviceID: String?
 
     /// Creates a summary.
     public init(
@@ -19,13 +23,17 @@ public struct TripSummary: Sendable, Hashable {
         duration: Double? = nil,
         startedAt: Date? = nil,
         completedAt: Date? = nil,
-        locations: [RecordedLocation] = []
+        locations: [RecordedLocation] = [],
+        markers: [Marker] = [],
+        deviceID: String? = nil
     ) {
         self.distance = distance
         self.duration = duration
         self.startedAt = startedAt
         self.completedAt = completedAt
         self.locations = locations
+        self.markers = markers
+        self.deviceID = deviceID
     }
 }
 

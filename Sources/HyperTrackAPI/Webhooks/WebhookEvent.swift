@@ -1,0 +1,136 @@
+import Foundation
+
+/// One event of a HyperTrack webhook delivery.
+///
+/// Decoding never fails on content: an unknown `type`, or a known type whose `data` we cannot read, gives a
+/// ``Payload/unknown(_:)`` payload, and ``raw`` always keeps the whole event as sent.
+public struct WebhookEvent: Sendable, Hashable, Decodable {
+    /// `location`, `device_status`, `battery`, `trip`, `nearby_devices_request`, or a type we do not know.
+    public var type: WebhookEventType
+    /// When HyperTrack processed the event.
+    public var createdAt: Date?
+    /// When the device recorded it (location, device status and battery events).
+    public var recordedAt: Date?
+    /// The device; absent on `nearby_devices_request`.
+    public var deviceID: String?
+    /// The payload version, e.g. `2.0.0`.
+    public var version: String?
+    /// The device's position (`location` on `device_status` and `battery` events).
+    public var location: Coordinate?
+    /// The typed payload.
+    public var payload: Payload
+    /// The whole event as sent.
+    public var raw: JSONValue
+
+    /// The typed `data` of an event.
+    public enum Payload: Sendable, Hashable {
+        /// A position update.
+        case location(LocationUpdate)
+        /// The device became active, inactive or disconnected.
+        case deviceStatus(DeviceStatusUpdate)
+        /// The battery state changed.
+        case battery(BatteryUpdate)
+        /// Something happened to a trip.
+        case trip(TripEvent)
+        /// A Nearby request completed.
+        case nearbyDevicesRequest(NearbyRequestCompleted)
+        /// A type we do not know, or data we could not read: the event's `data` as sent (`null` when absent).
+        case unknown(JSONValue)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case type, data, location, version
+        case createdAt = "created_at"
+        case recordedAt = "recorded_at"
+        case deviceID = "device_id"
+    }
+
+    /// Creates an event.
+    public init(
+        type: WebhookEventType,
+        createdAt: Date? = nil,
+        recordedAt: Date? = nil,
+        deviceID: String? = nil,
+        version: String? = nil,
+        location: Coordinate? = nil,
+        payload: Payload,
+        raw: JSONValue = .null
+    ) {
+        self.type = type
+        self.createdAt = createdAt
+        self.recordedAt = recordedAt
+        self.deviceID = deviceID
+        self.version = version
+        self.location = location
+        self.payload = payload
+        self.raw = raw
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let raw = try JSONValue(from: decoder)
+        guard case .object = raw, let container = try? decoder.container(keyedBy: CodingKeys.self) else {
+            self.init(type: "", payload: .unknown(raw), raw: raw)
+            return
+        }
+        let type = (try? container.decodeIfPresent(WebhookEventType.self, forKey: .type)) ?? ""
+        let data = raw.objectValue?["data"] ?? .null
+        var payload = Payload.unknown(data)
+        func typed<T: Decodable>(_: T.Type) -> T? { try? container.decode(T.self, forKey: .data) }
+        switch type {
+        case .location: payload = typed(LocationUpdate.self).map(Payload.location) ?? payload
+        case .deviceStatus: payload = typed(DeviceStatusUpdate.self).map(Payload.deviceStatus) ?? payload
+        case .battery: payload = typed(BatteryUpdate.self).map(Payload.battery) ?? payload
+        case .trip: payload = typed(TripEvent.self).map(Payload.trip) ?? payload
+        case .nearbyDevicesRequest:
+            payload = typed(NearbyRequestCompleted.self).map(Payload.nearbyDevicesRequest) ?? payload
+        default: break
+        }
+        self.init(
+            type: type,
+            createdAt: try? container.decodeIfPresent(Date.self, forKey: .createdAt),
+            recordedAt: try? container.decodeIfPresent(Date.self, forKey: .recordedAt),
+            deviceID: try? container.decodeIfPresent(String.self, forKey: .deviceID),
+            version: try? container.decodeIfPresent(String.self, forKey: .version),
+            location: (try? container.decodeIfPresent(GeoJSONGeometry.self, forKey: .location))??.point,
+            payload: payload,
+            raw: raw
+        )
+    }
+
+    /// Decodes a delivery: the raw request body, a JSON array of events (a single event object is accepted too).
+    /// - Parameter body: The body's bytes, whatever the request's `Content-Type`.
+    /// - Throws: ``HyperTrackAPIError/Code/invalidWebhookPayload`` when the body is not JSON, or is JSON but
+    ///   neither an array nor an object.
+    public static func decodeDelivery(_ body: some DataProtocol) throws -> [WebhookEvent] {
+        let decoder = HyperTrackJSON.makeDecoder()
+        let data = Data(body)
+        do {
+            switch try decoder.decode(JSONValue.self, from: data) {
+            case .array: return try decoder.decode([WebhookEvent].self, from: data)
+            case .object: return [try decoder.decode(WebhookEvent.self, from: data)]
+            default: break
+            }
+        } catch {
+            throw HyperTrackAPIError(code: .invalidWebhookPayload, reason: "the body is not JSON", underlying: error)
+        }
+        throw HyperTrackAPIError(code: .invalidWebhookPayload, reason: "the body is not a JSON array of events")
+    }
+}
+
+/// The `type` of a webhook event.
+public struct WebhookEventType: OpenEnum {
+    /// The wire string.
+    public var rawValue: String
+    /// Creates a value from its wire string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// A position update.
+    public static let location: Self = "location"
+    /// A change of device status.
+    public static let deviceStatus: Self = "device_status"
+    /// A change of battery state.
+    public static let battery: Self = "battery"
+    /// A trip event.
+    public static let trip: Self = "trip"
+    /// A Nearby request completed.
+    public static let nearbyDevicesRequest: Self = "nearby_devices_request"
+}
