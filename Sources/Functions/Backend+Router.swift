@@ -28,7 +28,7 @@ extension Backend {
         router.add(middleware: ProblemMiddleware())
         HealthRoutes(client: client, migrations: requiredMigrations ?? self.migrations, logger: logger).register(router)
         let v1 = router.group("v1")
-        // WEBHOOK_ROUTES
+        WebhookRoutes(store: store, configuration: self.configuration.webhook, logger: logger).register(v1)
         let authenticated = v1.group().add(middleware: BearerAuthMiddleware(store: store))
         APIRoutes(store: store, configuration: self.configuration).register(public: v1, authenticated: authenticated)
         return router
