@@ -81,12 +81,14 @@ public struct OnTripWebhook: TriggerFunction {
             summary = LegSummary(fetched)
         }
         guard let summary else { return "ignored: completed trip has no summary yet" }
+        // Both legs' summaries may arrive at once: lock the order so the later one sees the earlier one's leg.
+        let order = try await store.lockOrder(id: leg.orderID)
         try await store.recordLegSummary(legID: leg.id, summary: summary)
         let legs = try await store.legs(orderID: leg.orderID)
         guard let dropoff = legs.first(where: { $0.kind == .dropoff })?.summary else {
             return "applied: \(leg.kind.rawValue) summary"
         }
-        guard try await store.order(id: leg.orderID)?.status == .completed else {
+        guard order?.status == .completed else {
             return "applied: \(leg.kind.rawValue) summary (order not completed, no fare)"
         }
         let pickup = legs.first(where: { $0.kind == .pickup })?.summary

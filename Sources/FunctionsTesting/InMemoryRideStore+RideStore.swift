@@ -5,6 +5,9 @@ import HyperTrackAPI
 extension InMemoryRideStore {
     public func order(id: UUID) async throws -> OrderRow? { self.state.orders[id] }
 
+    /// Actor isolation already serialises every call, so this is `order(id:)`.
+    public func lockOrder(id: UUID) async throws -> OrderRow? { self.state.orders[id] }
+
     public func deviceID(ofDriver driverID: UUID) async throws -> String? { self.state.drivers[driverID]?.deviceID }
 
     public func leg(orderID: UUID, kind: LegKind) async throws -> LegRecord? {

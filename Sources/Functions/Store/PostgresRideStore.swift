@@ -29,6 +29,17 @@ public struct PostgresRideStore: RideStore {
         return nil
     }
 
+    public func lockOrder(id: UUID) async throws -> OrderRow? {
+        let rows = try await self.connection.query(
+            "SELECT to_jsonb(o)::text FROM orders o WHERE o.id = \(id) FOR UPDATE",
+            logger: self.logger
+        )
+        for try await json in rows.decode(String.self) {
+            return try JSONDecoder.rowDecoder().decode(OrderRow.self, from: Data(json.utf8))
+        }
+        return nil
+    }
+
     public func deviceID(ofDriver driverID: UUID) async throws -> String? {
         let rows = try await self.connection.query(
             "SELECT device_id FROM users WHERE id = \(driverID) AND role = 'driver'",

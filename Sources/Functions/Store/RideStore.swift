@@ -10,6 +10,10 @@ public protocol RideStore: Sendable {
     /// The order as it is now, or `nil` when it does not exist (any more).
     func order(id: UUID) async throws -> OrderRow?
 
+    /// The order as it is now, locked until the transaction ends, so that two handlers of the same order (say, the
+    /// summaries of both legs arriving at once) run one after the other and the second sees the first's writes.
+    func lockOrder(id: UUID) async throws -> OrderRow?
+
     /// The HyperTrack device of a driver, or `nil` when the user is unknown or not a driver.
     func deviceID(ofDriver driverID: UUID) async throws -> String?
 
