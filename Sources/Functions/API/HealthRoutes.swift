@@ -32,18 +32,9 @@ struct HealthRoutes: Sendable {
 
     /// The required migrations the database has not recorded, as `group/name`.
     func missingMigrations() async throws -> [String] {
-        var applied = Set<String>()
-        let exists = try await self.client.query(
-            "SELECT to_regclass('trigger_runtime.schema_migrations') IS NOT NULL",
-            logger: self.logger
+        let applied = Set(
+            try await Migrator(client: self.client, logger: self.logger).history().map { "\($0.group)/\($0.name)" }
         )
-        for try await tableExists in exists.decode(Bool.self) where tableExists {
-            let rows = try await self.client.query(
-                "SELECT group_name || '/' || name FROM trigger_runtime.schema_migrations",
-                logger: self.logger
-            )
-            for try await name in rows.decode(String.self) { applied.insert(name) }
-        }
         return self.migrations.map { "\($0.group)/\($0.name)" }.filter { !applied.contains($0) }
     }
 }
