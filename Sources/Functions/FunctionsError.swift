@@ -52,8 +52,7 @@ public struct FunctionsError: Error, Sendable, CustomStringConvertible, CustomDe
         Self(.noTransaction, "\(function) needs the delivery's transaction", file: file, line: line)
     }
 
-    static func driverWithoutDevice(_ driverID: UUID?, order: UUID, file: String = #fileID, line: Int = #line) -> Self
-    {
+    static func driverWithoutDevice(_ driverID: UUID?, order: UUID, file: String = #fileID, line: Int = #line) -> Self {
         Self(
             .driverWithoutDevice,
             "order \(order) has no driver with a device (driver \(driverID.map { "\($0)" } ?? "none"))",

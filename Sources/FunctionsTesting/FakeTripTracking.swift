@@ -159,7 +159,8 @@ public final class FakeTripTracking: TripTracking, Sendable {
 
     /// Records the call, publishes it, and throws a scripted failure if one is queued.
     private func begin(_ call: Call) throws {
-        let (continuations, failure) = self.state.withLock { state -> ([AsyncStream<Call>.Continuation], (any Error)?) in
+        let (continuations, failure) = self.state.withLock {
+            state -> ([AsyncStream<Call>.Continuation], (any Error)?) in
             state.calls.append(call)
             var failure: (any Error)?
             if var queued = state.failures[call.operation], !queued.isEmpty {

@@ -30,7 +30,12 @@ struct CompleteTripTests {
     func completes() async throws {
         let world = World()
         world.tracking.seed(world.trip())
-        let record = await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip(), status: .completing)
+        let record = await world.store.addLeg(
+            orderID: world.orderID,
+            kind: .pickup,
+            trip: world.trip(),
+            status: .completing
+        )
         try await self.run(world, record)
         #expect(world.tracking.calls == [.completeTrip(id: "T-1")])
         #expect(world.tracking.trips.first?.status == .completed)
@@ -41,7 +46,12 @@ struct CompleteTripTests {
     func failureThenRetry() async throws {
         let world = World()
         world.tracking.seed(world.trip())
-        let record = await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip(), status: .completing)
+        let record = await world.store.addLeg(
+            orderID: world.orderID,
+            kind: .pickup,
+            trip: world.trip(),
+            status: .completing
+        )
         world.tracking.fail(.completeTrip)
         await #expect(throws: FakeTripTrackingError.scripted) { try await self.run(world, record) }
         #expect(await world.leg(.pickup)?.record.status == .completing)
@@ -73,7 +83,12 @@ struct CompleteTripTests {
     @Test("an unknown trip fails (and is retried, then dead-lettered, by the runtime)")
     func unknownTrip() async throws {
         let world = World()
-        let record = await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip(), status: .completing)
+        let record = await world.store.addLeg(
+            orderID: world.orderID,
+            kind: .pickup,
+            trip: world.trip(),
+            status: .completing
+        )
         await #expect(throws: FakeTripTrackingError.unknownTrip("T-1")) { try await self.run(world, record) }
         #expect(await world.leg(.pickup)?.record.status == .completing)
     }

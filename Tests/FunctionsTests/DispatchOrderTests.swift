@@ -19,7 +19,11 @@ struct DispatchOrderTests {
         let p = World.pickup
         await self.world.store.addOrder(self.world.order(.new, driver: false))
         await self.world.store.addDriver(id: self.near, deviceID: "NEAR", position: (p.latitude + 0.003, p.longitude))
-        await self.world.store.addDriver(id: self.nearer, deviceID: "NEARER", position: (p.latitude + 0.001, p.longitude))
+        await self.world.store.addDriver(
+            id: self.nearer,
+            deviceID: "NEARER",
+            position: (p.latitude + 0.001, p.longitude)
+        )
         await self.world.store.addDriver(id: self.far, deviceID: "FAR", position: (p.latitude + 0.1, p.longitude))
         await self.world.store.addDriver(
             id: self.unavailable,

@@ -57,7 +57,9 @@ struct World {
             tripID: id,
             deviceID: self.deviceID,
             status: .active,
-            metadata: ["order_id": .string((order ?? self.orderID).uuidString.lowercased()), "leg": .string(leg.rawValue)]
+            metadata: [
+                "order_id": .string((order ?? self.orderID).uuidString.lowercased()), "leg": .string(leg.rawValue),
+            ]
         )
     }
 }

@@ -74,9 +74,12 @@ struct OnTripWebhookTests {
         #expect(await world.status() == .droppingOff)
     }
 
-    @Test("an arrival after the order was completed or cancelled is ignored", arguments: [
-        OrderStatus.completed, .cancelled,
-    ])
+    @Test(
+        "an arrival after the order was completed or cancelled is ignored",
+        arguments: [
+            OrderStatus.completed, .cancelled,
+        ]
+    )
     func arrivalAfterEnd(status: OrderStatus) async throws {
         let world = World()
         await world.stage(status)
@@ -95,7 +98,9 @@ struct OnTripWebhookTests {
         #expect(world.tracking.calls.isEmpty)
     }
 
-    @Test("completed stores the leg's summary; the dropoff summary of a COMPLETED order sets the order summary and fare")
+    @Test(
+        "completed stores the leg's summary; the dropoff summary of a COMPLETED order sets the order summary and fare"
+    )
     func summaryAndFare() async throws {
         let world = World()
         await world.stage(.completed)
@@ -129,11 +134,17 @@ struct OnTripWebhookTests {
         await world.stage(.completed)
         await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip(), status: .completed)
         await world.store.addLeg(orderID: world.orderID, kind: .dropoff, trip: world.trip(id: "T-2", leg: .dropoff))
-        try await self.deliver(world, self.tripEvent(1, "completed", trip: "T-2", summary: .init(distance: 100, duration: 60)))
+        try await self.deliver(
+            world,
+            self.tripEvent(1, "completed", trip: "T-2", summary: .init(distance: 100, duration: 60))
+        )
         let first = try #require(await world.store.summary(ofOrder: world.orderID))
         #expect(first.pickup == nil)
         #expect(first.fare.amount == 500, "the minimum fare")
-        try await self.deliver(world, self.tripEvent(2, "completed", trip: "T-1", summary: .init(distance: 900, duration: 120)))
+        try await self.deliver(
+            world,
+            self.tripEvent(2, "completed", trip: "T-1", summary: .init(distance: 900, duration: 120))
+        )
         let second = try #require(await world.store.summary(ofOrder: world.orderID))
         #expect(second.pickup == .init(distance: 900, duration: 120))
         #expect(second.totalDistance == 1000)
@@ -145,7 +156,10 @@ struct OnTripWebhookTests {
         let world = World()
         await world.stage(.cancelled)
         await world.store.addLeg(orderID: world.orderID, kind: .dropoff, trip: world.trip(id: "T-2", leg: .dropoff))
-        try await self.deliver(world, self.tripEvent(1, "completed", trip: "T-2", summary: .init(distance: 100, duration: 60)))
+        try await self.deliver(
+            world,
+            self.tripEvent(1, "completed", trip: "T-2", summary: .init(distance: 100, duration: 60))
+        )
         #expect(await world.leg(.dropoff)?.record.summary != nil)
         #expect(await world.store.summary(ofOrder: world.orderID) == nil)
     }
@@ -210,7 +224,9 @@ struct OnTripWebhookTests {
         #expect(position.latitude == 52.502)
         #expect(position.recordedAt == Date(timeIntervalSince1970: 1_900_000_002))
         #expect(await world.store.webhookOutcome(eventID: 2) == "applied: position")
-        #expect(await world.store.webhookOutcome(eventID: 1) == "ignored: unknown device or a newer position is recorded")
+        #expect(
+            await world.store.webhookOutcome(eventID: 1) == "ignored: unknown device or a newer position is recorded"
+        )
     }
 
     @Test("location events of unknown devices or without a position are ignored")
@@ -221,13 +237,18 @@ struct OnTripWebhookTests {
         var event = self.location(2, at: 1_900_000_000)
         event.latitude = nil
         try await self.deliver(world, event)
-        #expect(await world.store.webhookOutcome(eventID: 1) == "ignored: unknown device or a newer position is recorded")
+        #expect(
+            await world.store.webhookOutcome(eventID: 1) == "ignored: unknown device or a newer position is recorded"
+        )
         #expect(await world.store.webhookOutcome(eventID: 2) == "ignored: location without device, position or time")
     }
 
-    @Test("events we do not handle are recorded as ignored", arguments: [
-        ("device_status", "active"), ("battery", "low"), ("trip", "geofence_enter"), ("trip", "created"),
-    ])
+    @Test(
+        "events we do not handle are recorded as ignored",
+        arguments: [
+            ("device_status", "active"), ("battery", "low"), ("trip", "geofence_enter"), ("trip", "created"),
+        ]
+    )
     func unhandled(type: String, value: String) async throws {
         let world = World()
         let event = WebhookEventRow(id: 3, messageID: "m", eventIndex: 0, type: type, value: value)

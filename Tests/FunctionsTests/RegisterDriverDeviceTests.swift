@@ -53,7 +53,10 @@ struct RegisterDriverDeviceTests {
         let tracking = FakeTripTracking()
         tracking.fail(.updateDevice)
         await #expect(throws: FakeTripTrackingError.scripted) {
-            try await RegisterDriverDevice(tracking: tracking).handle(makeCreateChange(self.driver), context: .testing())
+            try await RegisterDriverDevice(tracking: tracking).handle(
+                makeCreateChange(self.driver),
+                context: .testing()
+            )
         }
         #expect(tracking.device("DEVICE-1") == nil)
     }

@@ -142,7 +142,9 @@ struct UpdateOrderStatusTests {
         await world.stage(.startedRide)
         await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip())
         world.tracking.fail(.createTrip)
-        await #expect(throws: FakeTripTrackingError.scripted) { try await world.transition(.reachedPickup, .startedRide) }
+        await #expect(throws: FakeTripTrackingError.scripted) {
+            try await world.transition(.reachedPickup, .startedRide)
+        }
         #expect(await world.leg(.pickup)?.record.status == .active)
         #expect(await world.status() == .startedRide)
         try await world.transition(.reachedPickup, .startedRide, attempt: 2)
@@ -190,10 +192,13 @@ struct UpdateOrderStatusTests {
         #expect(try await world.store.nearestAvailableDrivers(near: point, radius: 1000, limit: 5) == [world.driverID])
     }
 
-    @Test("transitions that need no action do nothing", arguments: [
-        (OrderStatus.accepted, OrderStatus.pickingUp), (.pickingUp, .reachedPickup), (.startedRide, .droppingOff),
-        (.droppingOff, .reachedDropoff),
-    ])
+    @Test(
+        "transitions that need no action do nothing",
+        arguments: [
+            (OrderStatus.accepted, OrderStatus.pickingUp), (.pickingUp, .reachedPickup), (.startedRide, .droppingOff),
+            (.droppingOff, .reachedDropoff),
+        ]
+    )
     func noAction(from: OrderStatus, to: OrderStatus) async throws {
         let world = World()
         await world.stage(to)

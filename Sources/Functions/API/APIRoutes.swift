@@ -83,7 +83,9 @@ struct APIRoutes: Sendable {
             try Validate.latitude(lat, field: "lat")
             try Validate.longitude(lng, field: "lng")
             let radius = try query["radius"].map { try Self.number($0, field: "radius") } ?? 2000
-            guard (1...50_000).contains(radius) else { throw APIProblem.validation("radius", "must be 1 to 50000 metres") }
+            guard (1...50_000).contains(radius) else {
+                throw APIProblem.validation("radius", "must be 1 to 50000 metres")
+            }
             return NearbyDriverList(
                 drivers: try await self.store.nearbyDrivers(latitude: lat, longitude: lng, radius: radius, limit: 20)
             )

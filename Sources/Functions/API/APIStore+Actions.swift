@@ -49,9 +49,8 @@ extension APIStore {
             guard let relation = try await self.relation(orderID: orderID, caller: driver),
                 relation.isOffered || relation.isDriver
             else { throw APIProblem.notFound("order \(orderID) does not exist") }
-            throw APIProblem.conflict(
-                "order \(orderID) is \(relation.status.rawValue): \(relation.isDriver ? "you already accepted it" : "another driver accepted it first")"
-            )
+            let reason = relation.isDriver ? "you already accepted it" : "another driver accepted it first"
+            throw APIProblem.conflict("order \(orderID) is \(relation.status.rawValue): \(reason)")
         }
         return try await self.requireOrder(orderID, caller: driver)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import HyperTrackAPI
 import Hummingbird
+import HyperTrackAPI
 import Logging
 
 /// `POST /v1/hypertrack/webhooks`: verifies the signature over the raw body, stores the events in the inbox keyed
@@ -41,7 +41,11 @@ struct WebhookRoutes: Sendable {
                 do {
                     try verifier.verify(body: bytes, signature: request.headers[Self.signatureHeader])
                 } catch {
-                    throw APIProblem(.unauthorized, title: "Invalid signature", detail: "\(hyperTrackSignatureHeader): \(error)")
+                    throw APIProblem(
+                        .unauthorized,
+                        title: "Invalid signature",
+                        detail: "\(hyperTrackSignatureHeader): \(error)"
+                    )
                 }
             }
             guard let messageID = request.headers[Self.messageIDHeader], !messageID.isEmpty else {

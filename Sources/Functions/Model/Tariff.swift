@@ -12,7 +12,13 @@ public struct Tariff: Sendable, Hashable, Codable {
     public var minimum: Int
 
     /// Creates a tariff; the defaults are 2.50 + 1.20/km + 0.30/min, at least 5.00 EUR.
-    public init(currency: String = "EUR", base: Int = 250, perKilometre: Int = 120, perMinute: Int = 30, minimum: Int = 500) {
+    public init(
+        currency: String = "EUR",
+        base: Int = 250,
+        perKilometre: Int = 120,
+        perMinute: Int = 30,
+        minimum: Int = 500
+    ) {
         self.currency = currency
         self.base = base
         self.perKilometre = perKilometre

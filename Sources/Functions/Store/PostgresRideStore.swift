@@ -65,8 +65,8 @@ public struct PostgresRideStore: RideStore {
         // The prefix binds nothing, so the condition's placeholders ($1, …) stay valid after it.
         var query = condition
         query.sql =
-            "SELECT id, order_id, leg, device_id, trip_id, status, distance, duration, route::text FROM order_legs WHERE "
-            + condition.sql + " ORDER BY created_at"
+            "SELECT id, order_id, leg, device_id, trip_id, status, distance, duration, route::text"
+            + " FROM order_legs WHERE " + condition.sql + " ORDER BY created_at"
         var legs: [LegRecord] = []
         let rows = try await self.connection.query(query, logger: self.logger)
         for try await (id, orderID, leg, deviceID, tripID, status, distance, duration, route) in rows.decode(

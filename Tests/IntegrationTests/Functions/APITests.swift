@@ -74,17 +74,41 @@ struct APITests {
             let rider = try await h.api.rider()
             var bad = Self.book
             bad = ["pickup": ["lat": 91, "lng": 13], "dropoff": ["lat": 1, "lng": 1]]
-            Self.expectProblem(try await h.api.send(.POST, "/v1/orders", json: bad, token: rider.token), 422, mentioning: "pickup.lat")
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/orders", json: bad, token: rider.token),
+                422,
+                mentioning: "pickup.lat"
+            )
             bad = ["pickup": ["lat": 52, "lng": 13]]
-            Self.expectProblem(try await h.api.send(.POST, "/v1/orders", json: bad, token: rider.token), 422, mentioning: "dropoff")
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/orders", json: bad, token: rider.token),
+                422,
+                mentioning: "dropoff"
+            )
             bad = ["pickup": ["lat": 52, "lng": 13], "dropoff": ["lat": 1, "lng": 181]]
-            Self.expectProblem(try await h.api.send(.POST, "/v1/orders", json: bad, token: rider.token), 422, mentioning: "dropoff.lng")
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/orders", json: bad, token: rider.token),
+                422,
+                mentioning: "dropoff.lng"
+            )
             let unknown = try await h.api.send(.GET, "/v1/orders/\(UUID())", token: rider.token)
             Self.expectProblem(unknown, 404, mentioning: "does not exist")
             Self.expectProblem(try await h.api.send(.GET, "/v1/orders/not-a-uuid", token: rider.token), 404)
-            Self.expectProblem(try await h.api.send(.GET, "/v1/orders?limit=0", token: rider.token), 422, mentioning: "limit")
-            Self.expectProblem(try await h.api.send(.GET, "/v1/orders?cursor=zzz", token: rider.token), 422, mentioning: "cursor")
-            Self.expectProblem(try await h.api.send(.GET, "/v1/drivers/nearby?lat=1", token: rider.token), 422, mentioning: "lng")
+            Self.expectProblem(
+                try await h.api.send(.GET, "/v1/orders?limit=0", token: rider.token),
+                422,
+                mentioning: "limit"
+            )
+            Self.expectProblem(
+                try await h.api.send(.GET, "/v1/orders?cursor=zzz", token: rider.token),
+                422,
+                mentioning: "cursor"
+            )
+            Self.expectProblem(
+                try await h.api.send(.GET, "/v1/drivers/nearby?lat=1", token: rider.token),
+                422,
+                mentioning: "lng"
+            )
             Self.expectProblem(try await h.api.send(.GET, "/v1/offers", token: rider.token), 403)
             let rows = try await h.client.query("SELECT count(*) FROM orders", logger: BackendHarness.logger)
             for try await count in rows.decode(Int.self) { #expect(count == 0) }
@@ -161,7 +185,11 @@ struct APITests {
             Self.expectProblem(try await h.api.send(.GET, "/v1/orders/\(order)", token: loserToken), 404)
             #expect(try await h.api.send(.GET, "/v1/offers", token: loserToken).json["offers"].arrayValue.isEmpty)
 
-            Self.expectProblem(try await h.api.send(.POST, "/v1/orders/\(order)/start", token: winnerToken), 409, mentioning: "REACHED_PICKUP")
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/orders/\(order)/start", token: winnerToken),
+                409,
+                mentioning: "REACHED_PICKUP"
+            )
             Self.expectProblem(try await h.api.send(.POST, "/v1/orders/\(order)/complete", token: winnerToken), 409)
             Self.expectProblem(try await h.api.send(.POST, "/v1/orders/\(order)/start", token: loserToken), 404)
             Self.expectProblem(
@@ -183,7 +211,12 @@ struct APITests {
             #expect(cancelled.json["status"] == "CANCELLED")
             #expect(cancelled.json["cancellation_reason"] == "changed my mind")
             Self.expectProblem(
-                try await h.api.send(.POST, "/v1/orders/\(order)/cancel", json: ["reason": "again"], token: winnerToken),
+                try await h.api.send(
+                    .POST,
+                    "/v1/orders/\(order)/cancel",
+                    json: ["reason": "again"],
+                    token: winnerToken
+                ),
                 409,
                 mentioning: "already CANCELLED"
             )
@@ -199,18 +232,32 @@ struct APITests {
                 "INSERT INTO driver_positions (driver_id, lat, lng, recorded_at) VALUES (\(UUID(uuidString: dana.id)!), 52.521, 13.405, now())",
                 logger: BackendHarness.logger
             )
-            let found = try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405&radius=1000", token: rider.token)
+            let found = try await h.api.send(
+                .GET,
+                "/v1/drivers/nearby?lat=52.52&lng=13.405&radius=1000",
+                token: rider.token
+            )
             #expect(found.status == 200)
             let first = found.json["drivers"][0]
             #expect(first["lat"] == 52.521)
             #expect((first["distance"].doubleValue ?? 0) > 100 && (first["distance"].doubleValue ?? 0) < 120)
             #expect(first.objectValue?.keys.sorted() == ["distance", "lat", "lng"])
-            let off = try await h.api.send(.PUT, "/v1/drivers/me/availability", json: ["available": false], token: dana.token)
+            let off = try await h.api.send(
+                .PUT,
+                "/v1/drivers/me/availability",
+                json: ["available": false],
+                token: dana.token
+            )
             #expect(off.json["available"] == false)
             let none = try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider.token)
             #expect(none.json["drivers"].arrayValue.isEmpty)
             Self.expectProblem(
-                try await h.api.send(.PUT, "/v1/drivers/me/availability", json: ["available": true], token: rider.token),
+                try await h.api.send(
+                    .PUT,
+                    "/v1/drivers/me/availability",
+                    json: ["available": true],
+                    token: rider.token
+                ),
                 403
             )
         }

@@ -2,8 +2,8 @@ import AsyncHTTPClient
 import EmbeddedPostgres
 import Foundation
 import Functions
-import HyperTrackAPI
 import Hummingbird
+import HyperTrackAPI
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -97,7 +97,11 @@ struct APIClient: Sendable {
         let bytes = try await response.body.collect(upTo: 1024 * 1024)
         let data = Data(bytes.readableBytesView)
         let json = data.isEmpty ? JSONValue.null : try JSONDecoder().decode(JSONValue.self, from: data)
-        return Reply(status: Int(response.status.code), json: json, headers: response.headers.map { ($0.name, $0.value) })
+        return Reply(
+            status: Int(response.status.code),
+            json: json,
+            headers: response.headers.map { ($0.name, $0.value) }
+        )
     }
 
     /// Registers a rider; returns (id, token).

@@ -2,9 +2,9 @@ import AsyncHTTPClient
 import EmbeddedPostgres
 import Foundation
 import Functions
+import Hummingbird
 import HyperTrackAPI
 import HyperTrackEmulator
-import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -130,7 +130,9 @@ struct EmulatorRideTests {
             try await h.order(order, token: rider.token)["status"] == "REACHED_PICKUP"
         }
         #expect(try await h.api.send(.POST, "/v1/orders/\(order)/start", token: driver.token).status == 200)
-        try await h.eventually("DROPPING_OFF") { try await h.order(order, token: rider.token)["status"] == "DROPPING_OFF" }
+        try await h.eventually("DROPPING_OFF") {
+            try await h.order(order, token: rider.token)["status"] == "DROPPING_OFF"
+        }
         try await Self.drive(h, emulator, until: "REACHED_DROPOFF") {
             try await h.order(order, token: rider.token)["status"] == "REACHED_DROPOFF"
         }

@@ -11,7 +11,9 @@ struct OrderSchemaTests {
     static let logger = BackendHarness.logger
 
     /// A rider, a driver with a device, and an order in NEW.
-    static func seed(_ client: PostgresClient, device: String = "D1") async throws -> (rider: UUID, driver: UUID, order: UUID) {
+    static func seed(_ client: PostgresClient, device: String = "D1") async throws -> (
+        rider: UUID, driver: UUID, order: UUID
+    ) {
         var ids: [UUID] = []
         let rows = try await client.query(
             """
@@ -46,7 +48,10 @@ struct OrderSchemaTests {
             let (_, driver, order) = try await Self.seed(client)
             let skip = await Self.failure(client, "UPDATE orders SET status = 'PICKING_UP' WHERE id = \(order)")
             #expect(skip == "illegal order transition NEW -> PICKING_UP")
-            for status in ["ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF", "COMPLETED"] {
+            for status in [
+                "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF",
+                "COMPLETED",
+            ] {
                 try await client.query(
                     "UPDATE orders SET status = \(status), driver_id = \(driver) WHERE id = \(order)",
                     logger: Self.logger
@@ -130,19 +135,41 @@ struct OrderSchemaTests {
                 #expect(try await store.markLegsForCompletion(orderID: order, kinds: [.pickup]) == 0)
                 #expect(try await store.markLegCompleted(id: leg.id))
                 #expect(try await store.markLegCompleted(id: leg.id) == false)
-                try await store.recordLegSummary(legID: leg.id, summary: LegSummary(distance: 3, duration: 4, route: [[1, 2]]))
-                #expect(try await store.legs(orderID: order).first?.summary == LegSummary(distance: 3, duration: 4, route: [[1, 2]]))
+                try await store.recordLegSummary(
+                    legID: leg.id,
+                    summary: LegSummary(distance: 3, duration: 4, route: [[1, 2]])
+                )
+                #expect(
+                    try await store.legs(orderID: order).first?.summary
+                        == LegSummary(distance: 3, duration: 4, route: [[1, 2]])
+                )
                 let t0 = Date(timeIntervalSince1970: 1_900_000_000)
-                #expect(try await store.updateDriverPosition(deviceID: "D1", latitude: 52.521, longitude: 13.405, recordedAt: t0))
-                #expect(try await store.updateDriverPosition(deviceID: "D1", latitude: 0, longitude: 0, recordedAt: t0 - 1) == false)
-                #expect(try await store.updateDriverPosition(deviceID: "NOPE", latitude: 0, longitude: 0, recordedAt: t0) == false)
+                #expect(
+                    try await store.updateDriverPosition(
+                        deviceID: "D1",
+                        latitude: 52.521,
+                        longitude: 13.405,
+                        recordedAt: t0
+                    )
+                )
+                #expect(
+                    try await store.updateDriverPosition(deviceID: "D1", latitude: 0, longitude: 0, recordedAt: t0 - 1)
+                        == false
+                )
+                #expect(
+                    try await store.updateDriverPosition(deviceID: "NOPE", latitude: 0, longitude: 0, recordedAt: t0)
+                        == false
+                )
                 let pickup = Coordinate(latitude: 52.52, longitude: 13.405)
                 #expect(try await store.nearestAvailableDrivers(near: pickup, radius: 500, limit: 5) == [driver])
                 #expect(try await store.nearestAvailableDrivers(near: pickup, radius: 50, limit: 5).isEmpty)
                 #expect(try await store.availableDrivers(deviceIDs: ["D1", "X"]) == ["D1": driver])
                 try await store.recordOffers(orderID: order, driverIDs: [driver])
                 try await store.recordOffers(orderID: order, driverIDs: [driver])
-                let offers = try await connection.query("SELECT count(*) FROM order_offers WHERE order_id = \(order)", logger: Self.logger)
+                let offers = try await connection.query(
+                    "SELECT count(*) FROM order_offers WHERE order_id = \(order)",
+                    logger: Self.logger
+                )
                 for try await count in offers.decode(Int.self) { #expect(count == 1) }
             }
         }

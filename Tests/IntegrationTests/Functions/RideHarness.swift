@@ -2,8 +2,8 @@ import AsyncHTTPClient
 import EmbeddedPostgres
 import Foundation
 import Functions
-import HyperTrackAPI
 import Hummingbird
+import HyperTrackAPI
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -59,10 +59,14 @@ struct RideTests {
             #expect(view["live_leg"]["leg"] == "pickup")
 
             #expect(try await h.webhook([RideHarness.tripEvent("destination_arrival", trip: pickupTrip)]).status == 202)
-            try await h.eventually("REACHED_PICKUP") { try await h.order(order, token: rider)["status"] == "REACHED_PICKUP" }
+            try await h.eventually("REACHED_PICKUP") {
+                try await h.order(order, token: rider)["status"] == "REACHED_PICKUP"
+            }
 
             #expect(try await h.api.send(.POST, "/v1/orders/\(order)/start", token: driver).status == 200)
-            try await h.eventually("DROPPING_OFF") { try await h.order(order, token: rider)["status"] == "DROPPING_OFF" }
+            try await h.eventually("DROPPING_OFF") {
+                try await h.order(order, token: rider)["status"] == "DROPPING_OFF"
+            }
             try await h.eventually("the pickup trip is completed") {
                 tracking.trips.first?.status == .completed
             }
@@ -73,14 +77,20 @@ struct RideTests {
             // A late, repeated pickup arrival must not move the order.
             try await h.webhook([RideHarness.tripEvent("destination_arrival", trip: pickupTrip)])
             try await h.webhook([RideHarness.tripEvent("destination_arrival", trip: dropoffTrip)])
-            try await h.eventually("REACHED_DROPOFF") { try await h.order(order, token: rider)["status"] == "REACHED_DROPOFF" }
+            try await h.eventually("REACHED_DROPOFF") {
+                try await h.order(order, token: rider)["status"] == "REACHED_DROPOFF"
+            }
 
             let completed = try await h.api.send(.POST, "/v1/orders/\(order)/complete", token: driver)
             #expect(completed.json["status"] == "COMPLETED")
             try await h.eventually("the dropoff trip is completed") { tracking.trips.last?.status == .completed }
 
-            let pickupSummary: JSONValue = ["distance": 1500, "duration": 300, "locations": ["type": "LineString", "coordinates": []]]
-            let dropoffSummary: JSONValue = ["distance": 4200, "duration": 900, "locations": ["type": "LineString", "coordinates": []]]
+            let pickupSummary: JSONValue = [
+                "distance": 1500, "duration": 300, "locations": ["type": "LineString", "coordinates": []],
+            ]
+            let dropoffSummary: JSONValue = [
+                "distance": 4200, "duration": 900, "locations": ["type": "LineString", "coordinates": []],
+            ]
             try await h.webhook([
                 RideHarness.tripEvent("completed", trip: pickupTrip, summary: pickupSummary),
                 RideHarness.tripEvent("completed", trip: dropoffTrip, summary: dropoffSummary),
@@ -105,8 +115,11 @@ struct RideTests {
         let tracking = FakeTripTracking()
         try await RideHarness.with(tracking: tracking) { h in
             let (rider, driver, order) = try await Self.acceptedRide(h, tracking)
-            #expect(try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider)
-                .json["drivers"].arrayValue.isEmpty, "a busy driver is not on the map")
+            #expect(
+                try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider)
+                    .json["drivers"].arrayValue.isEmpty,
+                "a busy driver is not on the map"
+            )
             let cancelled = try await h.api.send(
                 .POST,
                 "/v1/orders/\(order)/cancel",
@@ -128,7 +141,10 @@ struct RideTests {
         let tracking = FakeTripTracking()
         try await RideHarness.with(tracking: tracking) { h in
             let (_, _, order) = try await Self.acceptedRide(h, tracking)
-            try await h.client.query("DELETE FROM orders WHERE id = \(UUID(uuidString: order)!)", logger: BackendHarness.logger)
+            try await h.client.query(
+                "DELETE FROM orders WHERE id = \(UUID(uuidString: order)!)",
+                logger: BackendHarness.logger
+            )
             try await h.eventually("the pickup trip is completed") { tracking.trips.first?.status == .completed }
         }
     }

@@ -88,11 +88,13 @@ struct WebhookEndpointTests {
             APITests.expectProblem(try await Self.post(h, signature: nil), 401)
             #expect(try await Self.inboxCount(h.client) == 0)
         }
-        try await BackendHarness.with(configuration: .init(webhook: .init(secret: nil, acceptUnsigned: true))) { (h: BackendHarness) async throws -> Void in
+        try await BackendHarness.with(configuration: .init(webhook: .init(secret: nil, acceptUnsigned: true))) {
+            (h: BackendHarness) async throws -> Void in
             #expect(try await Self.post(h, signature: nil).status == 202)
             #expect(try await Self.inboxCount(h.client) == 2)
         }
-        try await BackendHarness.with(configuration: .init(webhook: .init(secret: "s", acceptUnsigned: true))) { (h: BackendHarness) async throws -> Void in
+        try await BackendHarness.with(configuration: .init(webhook: .init(secret: "s", acceptUnsigned: true))) {
+            (h: BackendHarness) async throws -> Void in
             let forged = HMACWebhookSignatureVerifier.signature(for: Self.body, secret: "wrong")
             APITests.expectProblem(try await Self.post(h, signature: forged), 401, mentioning: "x-hypertrack-signature")
             #expect(try await Self.post(h, signature: nil).status == 202, "unsigned accepted, forged never")
