@@ -20,9 +20,55 @@ struct EmulatorRideTests {
 
     @Test("register, book, offer, accept, drive, arrive, start, drive, arrive, complete, summary and fare")
     func ride() async throws {
+        try await Self.withEmulatorBackend(Backend.Configuration(webhook: .init(secret: Self.secret))) {
+            harness,
+            emulator,
+            tracking in
+            try await Self.play(harness, emulator: emulator, tracking: tracking)
+        }
+    }
+
+    @Test("dispatch through HyperTrack's Nearby API offers the registered, available drivers nearest first")
+    func nearbyDispatch() async throws {
+        var configuration = Backend.Configuration(webhook: .init(secret: Self.secret))
+        configuration.dispatch = .init(radius: 2000, offerCount: 5, useNearbyAPI: true, nearbyTimeout: .seconds(2))
+        try await Self.withEmulatorBackend(configuration) { h, emulator, _ in
+            await emulator.registerDevice(id: "NEAR", longitude: 13.405, latitude: 52.521)
+            await emulator.registerDevice(id: "FARTHER", longitude: 13.405, latitude: 52.530)
+            await emulator.registerDevice(id: "OUTSIDE", longitude: 13.405, latitude: 52.60)
+            await emulator.registerDevice(id: "STRANGER", longitude: 13.405, latitude: 52.5201)
+            let rider = try await h.api.rider()
+            let farther = try await h.api.driver("Fay", device: "FARTHER")
+            let near = try await h.api.driver("Nia", device: "NEAR")
+            let outside = try await h.api.driver("Oli", device: "OUTSIDE")
+            let booked = try await h.api.send(.POST, "/v1/orders", json: RideTests.book, token: rider.token)
+            let order = try #require(booked.json["id"].stringValue)
+            try await h.eventually("offers recorded") {
+                try await h.api.send(.GET, "/v1/offers", token: farther.token).json["offers"].arrayValue.count == 1
+            }
+            #expect(
+                try await h.api.send(.GET, "/v1/offers", token: near.token).json["offers"][0]["id"] == .string(order)
+            )
+            #expect(try await h.api.send(.GET, "/v1/offers", token: outside.token).json["offers"].arrayValue.isEmpty)
+            let ranks = try await h.client.query(
+                "SELECT u.device_id FROM order_offers f JOIN users u ON u.id = f.driver_id ORDER BY f.rank",
+                logger: BackendHarness.logger
+            )
+            var devices: [String] = []
+            for try await device in ranks.decode(String.self) { devices.append(device) }
+            #expect(devices == ["NEAR", "FARTHER"])
+        }
+    }
+
+    /// Serves the API, starts the emulator (webhooks to the API), and runs the worker with a `HyperTrackClient` on
+    /// the emulator.
+    static func withEmulatorBackend(
+        _ configuration: Backend.Configuration,
+        _ body: @escaping @Sendable (RideHarness, HyperTrackEmulator, HyperTrackClient) async throws -> Void
+    ) async throws {
         let logger = BackendHarness.logger
         try await TestDatabase.shared.withDatabase(logger: logger) { client, _ in
-            let backend = Backend(configuration: .init(webhook: .init(secret: Self.secret)))
+            let backend = Backend(configuration: configuration)
             let (ports, portContinuation) = AsyncStream<Int>.makeStream()
             let app = Application(
                 router: backend.makeRouter(client: client, logger: logger),
@@ -40,14 +86,16 @@ struct EmulatorRideTests {
                 let port = try #require(await iterator.next())
                 var emulatorConfiguration = HyperTrackEmulator.Configuration()
                 emulatorConfiguration.webhookURL = "http://127.0.0.1:\(port)/v1/hypertrack/webhooks"
-                emulatorConfiguration.webhookSecret = Self.secret
+                emulatorConfiguration.webhookSecret = configuration.webhook.secret
                 try await HyperTrackEmulator.withRunning(emulatorConfiguration, logger: logger) { emulator in
+                    var clientConfiguration = HyperTrackClient.Configuration(
+                        baseURL: try await emulator.baseURL(),
+                        accountID: emulatorConfiguration.accountID,
+                        secretKey: emulatorConfiguration.secretKey
+                    )
+                    clientConfiguration.nearbyPollInterval = .milliseconds(200)
                     let tracking = try HyperTrackClient(
-                        configuration: .init(
-                            baseURL: try await emulator.baseURL(),
-                            accountID: emulatorConfiguration.accountID,
-                            secretKey: emulatorConfiguration.secretKey
-                        ),
+                        configuration: clientConfiguration,
                         httpClient: .shared,
                         logger: logger
                     )
@@ -72,9 +120,9 @@ struct EmulatorRideTests {
                         let harness = RideHarness(
                             client: client,
                             api: APIClient(baseURL: "http://127.0.0.1:\(port)"),
-                            secret: Self.secret
+                            secret: configuration.webhook.secret ?? ""
                         )
-                        try await Self.play(harness, emulator: emulator, tracking: tracking)
+                        try await body(harness, emulator, tracking)
                     }
                 }
             }
