@@ -1,7 +1,21 @@
 import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+import TriggerRuntime
 
-/// The trigger runtime's own measurements (latency, backlog drain, steady load, memory).
+/// The trigger runtime's own measurements: latency, backlog drain, steady load, memory.
 enum RuntimeBenchmarks {
+    /// The benchmark table's row as the function sees it.
+    struct BenchRow: Decodable, Sendable {
+        var id: Int
+        var v: Int64
+        var sent_ns: Int64
+    }
+
+    static let function: FunctionName = "bench_noop"
+
     static func run(
         database: BenchDatabase,
         rate: Int,
@@ -11,6 +25,218 @@ enum RuntimeBenchmarks {
         repeats: Int,
         report: inout Report
     ) async throws {
-        report.notes.append("The runtime's own rows are not measured yet: the runtime engine has not landed.")
+        let tally = Tally()
+        var registry = FunctionRegistry()
+        registry.register(Self.function, on: .update("bench_rows"), as: BenchRow.self) { change, _ in
+            tally.record(sentNanoseconds: change.after?.sent_ns ?? 0)
+        }
+        try await Self.prepare(database, registry: registry)
+        let logger = database.logger
+
+        logger.info("runtime: latency at \(rate)/s")
+        tally.reset()
+        let total = Int(Double(rate) * latencyDuration.seconds)
+        try await Self.withWorkers(1, database: database, registry: registry) {
+            try await database.withConnection { connection in
+                try await Pacer.run(rate: rate, count: total) {
+                    try await Self.touch(connection, id: Int.random(in: 1...1000), logger: logger)
+                }
+            }
+            try await tally.wait(for: total, timeout: .seconds(60))
+        }
+        report.runtimeLatency = LatencySummary(nanoseconds: tally.latencies())
+
+        for workers in [1, 2] {
+            logger.info("runtime: backlog drain with \(workers) worker(s)")
+            for _ in 0..<max(1, repeats) {
+                try await Self.clearQueue(database)
+                try await Self.fillBacklog(database, events: backlog)
+                tally.reset()
+                let start = monotonicNanoseconds()
+                try await Self.withWorkers(workers, database: database, registry: registry) {
+                    try await tally.wait(for: backlog, timeout: .seconds(600))
+                }
+                let rate = Double(backlog) / (Double(monotonicNanoseconds() - start) / 1e9)
+                if workers == 1 { report.drainOneWorker.append(rate) } else { report.drainTwoWorkers.append(rate) }
+            }
+        }
+
+        logger.info("runtime: steady load")
+        var lags: [Int64] = []
+        for _ in 0..<max(1, repeats) {
+            try await Self.clearQueue(database)
+            tally.reset()
+            try await Self.withWorkers(1, database: database, registry: registry) {
+                let start = monotonicNanoseconds()
+                let produced = try await Floors.hammer(database, writers: 2, duration: throughputDuration) { connection, writer, iteration in
+                    try await Self.touch(connection, id: writer * 500 + iteration % 500 + 1, logger: logger)
+                }
+                let handled = tally.count
+                let seconds = Double(monotonicNanoseconds() - start) / 1e9
+                report.steadyProduced.append(produced)
+                report.steadyHandled.append(Double(handled) / seconds)
+                lags += tally.latencies()
+            }
+        }
+        report.steadyLag = LatencySummary(nanoseconds: lags)
+        report.workerMemory = residentMemoryMiB()
+        report.notes.append(
+            "Runtime rows use `TriggerRuntime.Configuration()` defaults (concurrency 8, batch 32, LISTEN on) and a "
+                + "no-op handler that decodes the row; each delivery is completed in its own transaction with the handler's writes."
+        )
+        report.notes.append(
+            "Latency is measured from just before the producer sends its UPDATE (autocommit) to the start of the "
+                + "handler, on one monotonic clock in one process; the NOTIFY floor is measured the same way."
+        )
+        report.notes.append(
+            "Backlog: \(backlog) deliveries on 10,000 documents (10 per document, kept in commit order), captured while no "
+                + "worker runs. Steady load: 2 producer connections update 1,000 rows as fast as they can while 1 worker handles."
+        )
     }
+
+    static func prepare(_ database: BenchDatabase, registry: FunctionRegistry) async throws {
+        let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: database.logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            try await client.query(
+                "CREATE TABLE IF NOT EXISTS bench_rows (id int PRIMARY KEY, v bigint NOT NULL DEFAULT 0, sent_ns bigint NOT NULL DEFAULT 0)",
+                logger: database.logger
+            )
+            try await client.query(
+                "INSERT INTO bench_rows (id) SELECT generate_series(1, 10000) ON CONFLICT DO NOTHING",
+                logger: database.logger
+            )
+            try await TriggerRuntime.prepare(client: client, registry: registry, logger: database.logger)
+            group.cancelAll()
+        }
+    }
+
+    static func touch(_ connection: PostgresConnection, id: Int, logger: Logger) async throws {
+        let sent = monotonicNanoseconds()
+        try await connection.query(
+            "UPDATE bench_rows SET v = v + 1, sent_ns = \(sent) WHERE id = \(id)",
+            logger: logger
+        )
+    }
+
+    static func clearQueue(_ database: BenchDatabase) async throws {
+        try await database.withConnection { connection in
+            try await connection.query("TRUNCATE trigger_runtime.deliveries, trigger_runtime.done", logger: database.logger)
+            try await connection.query("VACUUM ANALYZE trigger_runtime.deliveries", logger: database.logger)
+        }
+    }
+
+    /// Captures `events` deliveries with no worker running: whole-table updates of 10,000 rows.
+    static func fillBacklog(_ database: BenchDatabase, events: Int) async throws {
+        try await database.withConnection { connection in
+            var captured = 0
+            while captured < events {
+                let rows = min(10_000, events - captured)
+                try await connection.query(
+                    "UPDATE bench_rows SET v = v + 1, sent_ns = 0 WHERE id <= \(rows)",
+                    logger: database.logger
+                )
+                captured += rows
+            }
+            try await connection.query("ANALYZE trigger_runtime.deliveries", logger: database.logger)
+        }
+    }
+
+    /// Runs `count` workers (each with its own pool, as separate processes would) around `body`, then shuts them
+    /// down gracefully in a `ServiceGroup` (workers first, then their pools).
+    static func withWorkers(
+        _ count: Int,
+        database: BenchDatabase,
+        registry: FunctionRegistry,
+        _ body: () async throws -> Void
+    ) async throws {
+        var services: [any Service] = []
+        var runtimes: [any Service] = []
+        for _ in 0..<count {
+            let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: database.logger)
+            services.append(client)
+            runtimes.append(TriggerRuntime(client: client, registry: registry, logger: database.logger))
+        }
+        let group = ServiceGroup(
+            configuration: .init(services: (services + runtimes).map { .init(service: $0) }, logger: database.logger)
+        )
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            do {
+                try await body()
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+}
+
+/// Counts handled deliveries and keeps their latencies; `wait(for:)` returns once a count is reached.
+final class Tally: Sendable {
+    private struct State {
+        var count = 0
+        var latencies: [Int64] = []
+        var waiter: (target: Int, continuation: CheckedContinuation<Void, Never>)?
+    }
+    private let state = Mutex(State())
+
+    var count: Int { self.state.withLock { $0.count } }
+
+    func reset() {
+        self.state.withLock { $0 = State() }
+    }
+
+    func record(sentNanoseconds: Int64) {
+        let now = monotonicNanoseconds()
+        let resume = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.count += 1
+            if sentNanoseconds > 0 { state.latencies.append(now - sentNanoseconds) }
+            if let waiter = state.waiter, state.count >= waiter.target {
+                state.waiter = nil
+                return waiter.continuation
+            }
+            return nil
+        }
+        resume?.resume()
+    }
+
+    func latencies() -> [Int64] { self.state.withLock { $0.latencies } }
+
+    /// Waits until `target` deliveries were handled; throws after `timeout`.
+    func wait(for target: Int, timeout: Duration) async throws {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let ready = self.state.withLock { state -> Bool in
+                        if state.count >= target { return true }
+                        state.waiter = (target, continuation)
+                        return false
+                    }
+                    if ready { continuation.resume() }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                // Time is up (or the target was reached and this task was cancelled): release the waiter.
+                self.state.withLock { state in
+                    defer { state.waiter = nil }
+                    return state.waiter?.continuation
+                }?.resume()
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        let handled = self.count
+        if handled < target {
+            throw BenchError("timed out waiting for \(target) deliveries (handled \(handled))")
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

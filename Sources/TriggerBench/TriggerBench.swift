@@ -31,7 +31,7 @@ struct TriggerBench: AsyncParsableCommand {
     mutating func run() async throws {
         let command = (["swift", "run", "-c", "release", "trigger-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
         var logger = Logger(label: "trigger-bench")
-        logger.logLevel = .info
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let database = try BenchDatabase.start(logger: logger)
         defer { database.stop() }
         var report = Report(command: command, machine: .current(), server: try await database.describeServer())
