@@ -6,7 +6,13 @@ import PostgresNIO
 enum Floors {
     /// NOTIFY → LISTEN latency at `rate` notifications per second for `duration`, from just before the NOTIFY is
     /// sent to its arrival on the listening connection.
-    static func notifyRoundTrip(_ database: BenchDatabase, rate: Int, duration: Duration) async throws -> LatencySummary {
+    static func notifyRoundTrip(
+        _ database: BenchDatabase,
+        rate: Int,
+        duration: Duration
+    ) async throws
+        -> LatencySummary
+    {
         let total = Int(Double(rate) * duration.seconds)
         return try await database.withConnection { listener in
             try await listener.listen(on: "bench_floor") { notifications in
@@ -25,7 +31,10 @@ enum Floors {
                         try await database.withConnection { notifier in
                             try await Pacer.run(rate: rate, count: total) {
                                 let sent = String(monotonicNanoseconds())
-                                try await notifier.query("SELECT pg_notify('bench_floor', \(sent))", logger: database.logger)
+                                try await notifier.query(
+                                    "SELECT pg_notify('bench_floor', \(sent))",
+                                    logger: database.logger
+                                )
                             }
                         }
                         return []
@@ -74,9 +83,15 @@ enum Floors {
                 )
             }
         }
-        return try await Self.hammer(database, writers: writers, duration: duration) { connection, writer, iteration in
+        return try await Self.hammer(database, writers: writers, duration: duration) {
+            connection,
+            writer,
+            iteration in
             let id = writer * 500 + iteration % 500 + 1
-            try await connection.query("UPDATE floor_rows SET v = v + 1 WHERE id = \(id)", logger: database.logger)
+            try await connection.query(
+                "UPDATE floor_rows SET v = v + 1 WHERE id = \(id)",
+                logger: database.logger
+            )
         }
     }
 

@@ -23,6 +23,7 @@ enum RuntimeBenchmarks {
         backlog: Int,
         throughputDuration: Duration,
         repeats: Int,
+        parts: Set<String>,
         report: inout Report
     ) async throws {
         let tally = Tally()
@@ -33,20 +34,22 @@ enum RuntimeBenchmarks {
         try await Self.prepare(database, registry: registry)
         let logger = database.logger
 
-        logger.info("runtime: latency at \(rate)/s")
-        tally.reset()
-        let total = Int(Double(rate) * latencyDuration.seconds)
-        try await Self.withWorkers(1, database: database, registry: registry) {
-            try await database.withConnection { connection in
-                try await Pacer.run(rate: rate, count: total) {
-                    try await Self.touch(connection, id: Int.random(in: 1...1000), logger: logger)
+        if parts.contains("latency") {
+            logger.info("runtime: latency at \(rate)/s")
+            tally.reset()
+            let total = Int(Double(rate) * latencyDuration.seconds)
+            try await Self.withWorkers(1, database: database, registry: registry) {
+                try await database.withConnection { connection in
+                    try await Pacer.run(rate: rate, count: total) {
+                        try await Self.touch(connection, id: Int.random(in: 1...1000), logger: logger)
+                    }
                 }
+                try await tally.wait(for: total, timeout: .seconds(60))
             }
-            try await tally.wait(for: total, timeout: .seconds(60))
+            report.runtimeLatency = LatencySummary(nanoseconds: tally.latencies())
         }
-        report.runtimeLatency = LatencySummary(nanoseconds: tally.latencies())
 
-        for workers in [1, 2] {
+        for workers in [1, 2] where parts.contains("drain") {
             logger.info("runtime: backlog drain with \(workers) worker(s)")
             for _ in 0..<max(1, repeats) {
                 try await Self.clearQueue(database)
@@ -57,18 +60,25 @@ enum RuntimeBenchmarks {
                     try await tally.wait(for: backlog, timeout: .seconds(600))
                 }
                 let rate = Double(backlog) / (Double(monotonicNanoseconds() - start) / 1e9)
-                if workers == 1 { report.drainOneWorker.append(rate) } else { report.drainTwoWorkers.append(rate) }
+                if workers == 1 {
+                    report.drainOneWorker.append(rate)
+                } else {
+                    report.drainTwoWorkers.append(rate)
+                }
             }
         }
 
-        logger.info("runtime: steady load")
         var lags: [Int64] = []
-        for _ in 0..<max(1, repeats) {
+        for _ in 0..<(parts.contains("steady") ? max(1, repeats) : 0) {
+            logger.info("runtime: steady load")
             try await Self.clearQueue(database)
             tally.reset()
             try await Self.withWorkers(1, database: database, registry: registry) {
                 let start = monotonicNanoseconds()
-                let produced = try await Floors.hammer(database, writers: 2, duration: throughputDuration) { connection, writer, iteration in
+                let produced = try await Floors.hammer(database, writers: 2, duration: throughputDuration) {
+                    connection,
+                    writer,
+                    iteration in
                     try await Self.touch(connection, id: writer * 500 + iteration % 500 + 1, logger: logger)
                 }
                 let handled = tally.count
@@ -78,7 +88,7 @@ enum RuntimeBenchmarks {
                 lags += tally.latencies()
             }
         }
-        report.steadyLag = LatencySummary(nanoseconds: lags)
+        if !lags.isEmpty { report.steadyLag = LatencySummary(nanoseconds: lags) }
         report.workerMemory = residentMemoryMiB()
         report.notes.append(
             "Runtime rows use `TriggerRuntime.Configuration()` defaults (concurrency 8, batch 32, LISTEN on) and a "
@@ -95,7 +105,10 @@ enum RuntimeBenchmarks {
     }
 
     static func prepare(_ database: BenchDatabase, registry: FunctionRegistry) async throws {
-        let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: database.logger)
+        let client = PostgresClient(
+            configuration: database.clientConfiguration,
+            backgroundLogger: database.logger
+        )
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             try await client.query(
@@ -121,8 +134,14 @@ enum RuntimeBenchmarks {
 
     static func clearQueue(_ database: BenchDatabase) async throws {
         try await database.withConnection { connection in
-            try await connection.query("TRUNCATE trigger_runtime.deliveries, trigger_runtime.done", logger: database.logger)
-            try await connection.query("VACUUM ANALYZE trigger_runtime.deliveries", logger: database.logger)
+            try await connection.query(
+                "TRUNCATE trigger_runtime.deliveries, trigger_runtime.done",
+                logger: database.logger
+            )
+            try await connection.query(
+                "VACUUM ANALYZE trigger_runtime.deliveries",
+                logger: database.logger
+            )
         }
     }
 
@@ -153,12 +172,18 @@ enum RuntimeBenchmarks {
         var services: [any Service] = []
         var runtimes: [any Service] = []
         for _ in 0..<count {
-            let client = PostgresClient(configuration: database.clientConfiguration, backgroundLogger: database.logger)
+            let client = PostgresClient(
+                configuration: database.clientConfiguration,
+                backgroundLogger: database.logger
+            )
             services.append(client)
             runtimes.append(TriggerRuntime(client: client, registry: registry, logger: database.logger))
         }
         let group = ServiceGroup(
-            configuration: .init(services: (services + runtimes).map { .init(service: $0) }, logger: database.logger)
+            configuration: .init(
+                services: (services + runtimes).map { .init(service: $0) },
+                logger: database.logger
+            )
         )
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

@@ -47,9 +47,13 @@ func format(_ value: Double, digits: Int = 2) -> String {
 
 /// The process's resident memory, current and peak, in MiB (from /proc/self/status).
 func residentMemoryMiB() -> (current: Double, peak: Double) {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (.nan, .nan) }
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else {
+        return (.nan, .nan)
+    }
     func value(_ key: String) -> Double {
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else { return .nan }
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else {
+            return .nan
+        }
         let kilobytes = line.split(separator: " ").compactMap { Double($0) }.first ?? .nan
         return kilobytes / 1024
     }

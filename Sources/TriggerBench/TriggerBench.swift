@@ -7,7 +7,8 @@ import Logging
 struct TriggerBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trigger-bench",
-        abstract: "Benchmark the trigger runtime on a PostgreSQL it starts itself; writes BENCHMARKS.md."
+        abstract:
+            "Benchmark the trigger runtime on a PostgreSQL it starts itself; writes BENCHMARKS.md."
     )
 
     @Option(help: "Seconds of steady 100 events/s for the latency measurement.")
@@ -25,32 +26,52 @@ struct TriggerBench: AsyncParsableCommand {
     @Option(help: "Repetitions of each throughput measurement; the report gives the median.")
     var repeats: Int = 3
 
+    @Option(
+        help: "Run only these parts (comma-separated: floors, latency, drain, steady); all by default."
+    )
+    var only: String = "floors,latency,drain,steady"
+
     @Option(help: "Where to write the report; '-' prints it only.")
     var output: String = "BENCHMARKS.md"
 
     mutating func run() async throws {
-        let command = (["swift", "run", "-c", "release", "trigger-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+        let command =
+            (["swift", "run", "-c", "release", "trigger-bench"] + CommandLine.arguments.dropFirst())
+            .joined(separator: " ")
         var logger = Logger(label: "trigger-bench")
-        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        logger.logLevel =
+            ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+            ?? .info
         let database = try BenchDatabase.start(logger: logger)
         defer { database.stop() }
-        var report = Report(command: command, machine: .current(), server: try await database.describeServer())
+        var report = Report(
+            command: command,
+            machine: .current(),
+            server: try await database.describeServer()
+        )
         let throughput = Duration.seconds(self.throughputSeconds)
 
-        logger.info("floor: NOTIFY round trip")
-        report.notifyFloor = try await Floors.notifyRoundTrip(database, rate: self.rate, duration: .seconds(self.latencySeconds))
+        let parts = Set(self.only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        if parts.contains("floors") {
+            logger.info("floor: NOTIFY round trip")
+            report.notifyFloor = try await Floors.notifyRoundTrip(
+                database,
+                rate: self.rate,
+                duration: .seconds(self.latencySeconds)
+            )
 
-        logger.info("floor: plain UPDATE and capture-only rate")
-        report.plainUpdateRate = try await self.repeated {
-            try await Floors.updateRate(database, withCapture: false, writers: 2, duration: throughput)
-        }
-        report.captureOnlyRate = try await self.repeated {
-            try await Floors.updateRate(database, withCapture: true, writers: 2, duration: throughput)
-        }
+            logger.info("floor: plain UPDATE and capture-only rate")
+            report.plainUpdateRate = try await self.repeated {
+                try await Floors.updateRate(database, withCapture: false, writers: 2, duration: throughput)
+            }
+            report.captureOnlyRate = try await self.repeated {
+                try await Floors.updateRate(database, withCapture: true, writers: 2, duration: throughput)
+            }
 
-        logger.info("floor: raw SKIP LOCKED claim loop")
-        report.rawClaimRate = try await self.repeated {
-            try await Floors.rawClaimDrain(database, count: self.backlog)
+            logger.info("floor: raw SKIP LOCKED claim loop")
+            report.rawClaimRate = try await self.repeated {
+                try await Floors.rawClaimDrain(database, count: self.backlog)
+            }
         }
 
         try await RuntimeBenchmarks.run(
@@ -60,6 +81,7 @@ struct TriggerBench: AsyncParsableCommand {
             backlog: self.backlog,
             throughputDuration: throughput,
             repeats: self.repeats,
+            parts: parts,
             report: &report
         )
 

@@ -66,6 +66,7 @@ struct RideSimulationTests {
             let finished = try await client.get("/trips/\(tripID)").object
             #expect(finished["status"] as? String == "completed")
             #expect(finished["completed_at"] is String)
+            #expect(finished["estimate"] == nil)  // no estimate once completed (the key is absent, not `{}`)
             let storedSummary = try #require(finished["summary"] as? [String: Any])
             #expect(storedSummary["distance"] as? Double == summary["distance"] as? Double)
             let summaryDistance = try #require(summary["distance"] as? Double)
@@ -76,6 +77,32 @@ struct RideSimulationTests {
             #expect(line.allSatisfy { $0.count == 4 && $0[0] is Double && $0[1] is Double && $0[3] is String })
             let markers = try #require(summary["markers"] as? [[String: Any]])
             #expect(markers.contains { ($0["data"] as? [String: Any])?["activity"] as? String == "drive" })
+        }
+    }
+
+    @Test("a device moved by the control API arrives at once, or re-plans its route from its new position")
+    func teleport() async throws {
+        try await withEmulator { _, client, receiver in
+            var webhooks = receiver.stream.makeAsyncIterator()
+            _ = try await client.post("/_emulator/devices", #"{"device_id":"T1","position":[-122.42,37.77]}"#)
+            let far = try await client.createTrip(device: "T1", to: (-122.30, 37.70))
+            let near = try await client.createTrip(device: "T1", to: (-122.41, 37.78))
+            let moved = try await client.post(
+                "/_emulator/devices/", #"{"device_id":"T1","position":{"type":"Point","coordinates":[-122.41,37.7801]}}"#)
+            #expect(moved.status == 201)
+            let step = try await client.advance(5)
+            let events = await webhooks.next(Int(step.object["webhook_attempts"] as? Double ?? 0)).flatMap(\.events)
+            let arrivedTrips = events.compactMap { event -> String? in
+                let data = event["data"] as? [String: Any]
+                return data?["value"] as? String == "destination_arrival" ? data?["trip_id"] as? String : nil
+            }
+            #expect(arrivedTrips == [near["trip_id"] as? String])
+            // The device now heads for the other trip's destination from where it was put.
+            let other = try await client.get("/trips/\(far["trip_id"] as? String ?? "")").object
+            let route = (other["estimate"] as? [String: Any])?["route"] as? [String: Any]
+            let first = ((route?["polyline"] as? [String: Any])?["coordinates"] as? [[Double]])?.first
+            #expect(first.map { abs($0[0] + 122.41) < 0.01 && abs($0[1] - 37.78) < 0.01 } == true)
+            #expect(try await client.post("/_emulator/devices", #"{"device_id":"T1","position":[999,1]}"#).status == 400)
         }
     }
 

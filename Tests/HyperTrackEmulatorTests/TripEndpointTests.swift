@@ -9,10 +9,14 @@ struct TripEndpointTests {
     func createBothSpellings() async throws {
         try await withEmulator { _, client, _ in
             for path in ["/trips", "/trips/"] {
-                let response = try await client.post(
-                    path,
-                    #"{"device_id":"D1","destination":{"geometry":{"type":"Point","coordinates":[-122.5,37.78]},"radius":50},"geofences":[{"geometry":{"type":"Point","coordinates":[-122.45,37.77]},"radius":65,"metadata":{"id":"g1"}}],"metadata":{"order_id":"A1"}}"#
-                )
+                let body = """
+                    {"device_id": "D1",
+                     "destination": {"geometry": {"type": "Point", "coordinates": [-122.5, 37.78]}, "radius": 50},
+                     "geofences": [{"geometry": {"type": "Point", "coordinates": [-122.45, 37.77]}, "radius": 65,
+                                    "metadata": {"id": "g1"}}],
+                     "metadata": {"order_id": "A1"}}
+                    """
+                let response = try await client.post(path, body)
                 #expect(response.status == 201)
                 #expect(response.headers.first(name: "Content-Type") == "application/json")
                 let trip = response.object

@@ -65,7 +65,8 @@ extension HyperTrackEmulator {
         public var tickInterval: Double = 5
         /// Emulated seconds a trip stays `processing_completion` before it is `completed`. Default 2.
         public var completionDelay: Double = 2
-        /// Emulated seconds a nearby request stays `pending`. Default 2.
+        /// Emulated seconds a nearby request stays `pending`. Default 2. With 0 a request is `completed` at once
+        /// (useful with the manual clock, where `pending` lasts until the clock is advanced).
         public var nearbyDelay: Double = 2
         /// Emulated seconds between webhook retries. Default 20.
         public var webhookRetryInterval: Double = 20

@@ -50,7 +50,8 @@ extension HyperTrackEmulator {
         await stepper.advance(by: max(0, seconds)).now
     }
 
-    /// Creates a device at a position, or moves an existing one there (stopping any motion).
+    /// Creates a device at a position, or moves an existing one there (a trip's route is re-planned from there at
+    /// the next step, and arrival is checked there).
     /// - Parameters:
     ///   - id: the device id (as the SDK would report it).
     ///   - name: shown as `device_info.name`.
@@ -63,6 +64,19 @@ extension HyperTrackEmulator {
 
     /// Every webhook attempt so far, oldest first (also `GET /_emulator/webhooks`).
     public func webhookDeliveries() async -> [WebhookDelivery] { await engine.deliveryLog() }
+
+    /// Switches a fault on (as `POST /_emulator/faults` does).
+    /// - Throws: ``HyperTrackEmulatorError/Code/invalidFault`` when a field is out of range.
+    public func addFault(_ fault: Fault) async throws(HyperTrackEmulatorError) {
+        do {
+            _ = try await engine.addFault(fault.json)
+        } catch {
+            throw HyperTrackEmulatorError(.invalidFault, "\(error.title): \(error.detail)")
+        }
+    }
+
+    /// Switches every fault off (as `DELETE /_emulator/faults` does).
+    public func clearFaults() async { await engine.clearFaults() }
 
     /// Writes the state to `directory/state.json` (creating the directory).
     /// - Throws: ``HyperTrackEmulatorError/Code/stateExport``.

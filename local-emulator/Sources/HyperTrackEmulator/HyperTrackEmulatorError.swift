@@ -9,6 +9,7 @@ public struct HyperTrackEmulatorError: Error, Sendable, Equatable, CustomStringC
             case serverNotStarted = "server_not_started"
             case stateExport = "state_export"
             case stateImport = "state_import"
+            case invalidFault = "invalid_fault"
         }
 
         let base: Base
@@ -21,6 +22,8 @@ public struct HyperTrackEmulatorError: Error, Sendable, Equatable, CustomStringC
         public static let stateExport = Code(base: .stateExport)
         /// Reading the state failed (missing, unreadable or not an emulator export).
         public static let stateImport = Code(base: .stateImport)
+        /// A fault's fields are out of range.
+        public static let invalidFault = Code(base: .invalidFault)
 
         public var description: String { base.rawValue }
     }

@@ -34,6 +34,7 @@ extension Engine {
             lastUpdatedWithin: within, createdAt: now, results: [])
         request.results = nearbyDevices(for: request)
         state.nearby[request.id] = request
+        if options.nearbyDelay == 0 { enqueueEvents(completeNearbyRequests(at: now)) }
         return ["request_url": .string("\(baseURL)/devices/nearby?request_id=\(request.id)&limit=100")]
     }
 

@@ -40,7 +40,7 @@ extension Engine {
             ]
             fields["eta_relevance_data"] = ["status": true]
         } else if trip.estimate != nil {
-            fields["estimate"] = [:]
+            // A completing/completed trip has no estimate any more: the key is left out.
             fields["eta_relevance_data"] = ["status": false, "reason": "Trip completed"]
         } else {
             fields["eta_relevance_data"] = ["status": false, "reason": "No destination"]

@@ -11,7 +11,7 @@ extension Engine {
         device.bearing = motion.route.bearing(at: min(travelled, motion.route.length))
         device.speed = finished ? 0 : motion.speed
         device.lastRecordedAt = time
-        device.locations.append(
+        device.record(
             LocationSample(coordinate: position, recordedAt: time, speed: device.speed, bearing: device.bearing))
     }
 
@@ -23,12 +23,15 @@ extension Engine {
         state.nextTickAt = time.addingTimeInterval(options.tickInterval)
         var events: [JSON] = []
         for id in state.deviceOrder {
-            guard var device = state.devices[id], let motion = device.motion, !device.deleted else { continue }
-            let moved = time > device.lastRecordedAt && !motion.isFinished(at: device.lastRecordedAt)
-            settle(&device, at: time)
-            if motion.isFinished(at: time) { device.motion = nil }
-            state.devices[id] = device
-            if moved, isTracking(device) { events.append(locationEvent(device)) }
+            guard var device = state.devices[id], !device.deleted else { continue }
+            if let motion = device.motion {
+                let moved = time > device.lastRecordedAt && !motion.isFinished(at: device.lastRecordedAt)
+                settle(&device, at: time)
+                if motion.isFinished(at: time) { device.motion = nil }
+                state.devices[id] = device
+                if moved, isTracking(device) { events.append(locationEvent(device)) }
+            }
+            // Also for still devices: one moved by `POST /_emulator/devices` may now be inside a destination.
             events += arrivals(of: device, at: time)
         }
         for id in state.tripOrder {
@@ -133,13 +136,5 @@ extension Engine {
             }
         }
         return markers
-    }
-}
-
-/// Name-based UUIDs (a hash spread over 128 bits), so marker ids are stable across runs.
-enum StableUUID {
-    static func make(_ name: String) -> String {
-        var generator = SplitMix64(seed: StableHash.fnv1a(name))
-        return generator.uuid()
     }
 }

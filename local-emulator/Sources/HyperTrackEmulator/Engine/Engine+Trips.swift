@@ -37,7 +37,7 @@ extension Engine {
             device.motion = Motion(tripID: tripID, route: route, startedAt: now, speed: configuration.speed)
         }
         device.stoppedExplicitly = false
-        device.locations.append(
+        device.record(
             LocationSample(coordinate: device.position, recordedAt: now, speed: device.speed, bearing: device.bearing))
         state.devices[deviceID] = device
         state.trips[tripID] = trip

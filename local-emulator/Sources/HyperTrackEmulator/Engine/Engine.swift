@@ -29,16 +29,15 @@ actor Engine {
 
     // MARK: state export/import
 
+    /// Dates keep Foundation's default encoding (a `Double`), so an export/import round trip is exact.
     func exportState() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        encoder.dateEncodingStrategy = .iso8601
         return try encoder.encode(state)
     }
 
     func importState(_ data: Data) throws {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
         let imported = try decoder.decode(EmulatorState.self, from: data)
         guard imported.formatVersion == EmulatorState.formatVersion else {
             throw HyperTrackEmulatorError(.stateImport, "unsupported format version \(imported.formatVersion)")
@@ -75,7 +74,7 @@ actor Engine {
         var device = DeviceRecord(
             id: id, name: name, metadata: metadata, registeredAt: now, position: position, lastRecordedAt: now,
             trackingID: state.random.trackingID())
-        device.locations.append(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
+        device.record(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
         state.devices[id] = device
         state.deviceOrder.append(id)
         return device
@@ -90,7 +89,7 @@ actor Engine {
                 device.position = position
                 device.motion = nil
                 device.lastRecordedAt = now
-                device.locations.append(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
+                device.record(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
             }
             state.devices[id] = device
         } else {

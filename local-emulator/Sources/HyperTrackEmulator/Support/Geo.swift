@@ -1,30 +1,5 @@
 import Foundation
 
-/// A WGS84 position (degrees).
-struct Coordinate: Codable, Equatable, Sendable {
-    var longitude: Double
-    var latitude: Double
-
-    /// GeoJSON coordinates `[lng, lat]`, rounded to 6 decimals (about 10 cm).
-    var pair: JSON { [.number(Geo.round6(longitude)), .number(Geo.round6(latitude))] }
-
-    /// A GeoJSON `Point` geometry.
-    var point: JSON { ["type": "Point", "coordinates": pair] }
-
-    /// Reads `[lng, lat(, alt)]`.
-    init?(pair: JSON?) {
-        guard let values = pair?.arrayValue, values.count >= 2, let lng = values[0].doubleValue,
-            let lat = values[1].doubleValue, (-180...180).contains(lng), (-90...90).contains(lat)
-        else { return nil }
-        self.init(longitude: lng, latitude: lat)
-    }
-
-    init(longitude: Double, latitude: Double) {
-        self.longitude = longitude
-        self.latitude = latitude
-    }
-}
-
 /// Small, deterministic geometry helpers (spherical earth).
 enum Geo {
     static let earthRadius = 6_371_008.8
@@ -105,17 +80,5 @@ enum Geo {
         let street = streets[Int((hash >> 16) % UInt64(streets.count))]
         let suffix = suffixes[Int((hash >> 24) % UInt64(suffixes.count))]
         return "\(number) \(street) \(suffix), Emulator City, EC 00000, USA"
-    }
-}
-
-/// FNV-1a, stable across runs and platforms (unlike `Hasher`).
-enum StableHash {
-    static func fnv1a(_ string: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in string.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return hash
     }
 }
