@@ -127,6 +127,7 @@ let package = Package(
                 "Functions",
                 "EmbeddedPostgres",
                 "HyperTrackEmulator",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -32,7 +32,8 @@ struct Migrate: AsyncParsableCommand {
     /// Migrates (or with `dryRun` reports) and installs triggers; returns the pending migrations found.
     static func migrate(configuration: Configuration, dryRun: Bool, logger: Logger) async throws -> [Migration] {
         try await configuration.withClient(logger: logger) { client in
-            let backend = Backend.make(client: client, logger: logger)
+            let settings = try BackendSettings(environment: ProcessInfo.processInfo.environment, requireHyperTrack: false)
+            let backend = try Composition.make(client: client, settings: settings, serveAPI: false, logger: logger)
             let report = try await Migrator(client: client, logger: logger)
                 .migrate(TriggerRuntime.migrations + backend.migrations, dryRun: dryRun)
             if !dryRun {

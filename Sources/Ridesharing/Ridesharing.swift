@@ -1,11 +1,11 @@
 import ArgumentParser
 
-/// The `ridesharing` executable: parses arguments and hands over to `Configuration` and `Backend`.
+/// The `ridesharing` executable: parses arguments and hands over to `Configuration` and `Composition`.
 @main
 struct Ridesharing: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ridesharing",
-        abstract: "The ridesharing backend: migrations, the trigger worker, and the delivery admin.",
+        abstract: "The ridesharing backend: migrations, the trigger worker and HTTP API, and the delivery admin.",
         discussion: """
             Database: DATABASE_URL (postgres://user:password@host:port/database), or POSTGRES_HOST (127.0.0.1), \
             POSTGRES_PORT (5432), POSTGRES_USER (postgres), POSTGRES_PASSWORD, POSTGRES_DB (postgres), \

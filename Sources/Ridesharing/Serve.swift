@@ -9,8 +9,9 @@ import UnixSignals
 /// `ridesharing serve`: the worker (and later the HTTP API) in one `ServiceGroup`.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the trigger worker until SIGTERM or SIGINT (graceful: running handlers finish first).",
+        abstract: "Run the trigger worker and the HTTP API until SIGTERM or SIGINT (graceful: running handlers finish first).",
         discussion: """
+            Backend settings come from the environment: \(BackendSettings.variables).
             Worker settings come from the flags below or WORKER_CONCURRENCY, WORKER_BATCH_SIZE, \
             WORKER_POLL_INTERVAL_MS, WORKER_LEASE_SECONDS, WORKER_SHUTDOWN_GRACE_SECONDS, WORKER_RETENTION_HOURS, \
             WORKER_LISTEN, WORKER_CHANNEL, WORKER_ID.
@@ -31,8 +32,9 @@ struct Serve: AsyncParsableCommand {
         let logger = configuration.logger()
         let prepare = self.migrate || self.global.embeddedPostgres
         try await configuration.withDatabase(logger: logger) { database in
-            let group = Self.buildServiceGroup(
-                configuration: configuration, database: database, prepare: prepare, logger: logger
+            let settings = try BackendSettings(environment: ProcessInfo.processInfo.environment, requireHyperTrack: true)
+            let group = try Self.buildServiceGroup(
+                configuration: configuration, settings: settings, database: database, prepare: prepare, logger: logger
             )
             try await group.run()
         }
@@ -42,12 +44,13 @@ struct Serve: AsyncParsableCommand {
     /// and trigger installation when `prepare`).
     static func buildServiceGroup(
         configuration: Configuration,
+        settings: BackendSettings,
         database: PostgresClient.Configuration,
         prepare: Bool,
         logger: Logger
-    ) -> ServiceGroup {
+    ) throws -> ServiceGroup {
         let client = PostgresClient(configuration: database, backgroundLogger: logger)
-        let backend = Backend.make(client: client, logger: logger)
+        let backend = try Composition.make(client: client, settings: settings, serveAPI: true, logger: logger)
         let runtime = TriggerRuntime(
             client: client, registry: backend.registry, configuration: configuration.runtime, logger: logger
         )
