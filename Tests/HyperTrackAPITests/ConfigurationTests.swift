@@ -48,7 +48,10 @@ struct ConfigurationTests {
         try await FakeHyperTrack.withServer { fake in
             let logs = LogCapture()
             let configuration = HyperTrackClient.Configuration(
-                baseURL: await fake.baseURL, accountID: fake.accountID, secretKey: fake.secretKey, retryPolicy: fastRetries
+                baseURL: await fake.baseURL,
+                accountID: fake.accountID,
+                secretKey: fake.secretKey,
+                retryPolicy: fastRetries
             )
             let client = try HyperTrackClient(configuration: configuration, httpClient: .shared, logger: logs.logger(level: .info))
             let trip = try await client.createTrip(CreateTripRequest(deviceID: "D1", metadata: ["rider_phone": "+15550100"]))

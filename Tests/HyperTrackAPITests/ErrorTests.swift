@@ -12,9 +12,11 @@ struct ErrorTests {
                  "detail": "device_id is required", "invalid_params": [{"name": "device_id", "reason": "required"}]}
                 """
             await fake.script("POST", "/trips", ScriptedAnswer(status: 400, body: body))
-            let error = try #require(await #expect(throws: HyperTrackAPIError.self) {
-                try await client.createTrip(CreateTripRequest(deviceID: "D1"))
-            })
+            let error = try #require(
+                await #expect(throws: HyperTrackAPIError.self) {
+                    try await client.createTrip(CreateTripRequest(deviceID: "D1"))
+                }
+            )
             #expect(error.code == .httpStatus)
             #expect(error.status == 400)
             #expect(error.problem?.status == 400)
@@ -76,7 +78,11 @@ struct ErrorTests {
         let closedURL = try await FakeHyperTrack.withServer { fake in await fake.baseURL }
         let logs = LogCapture()
         let configuration = HyperTrackClient.Configuration(
-            baseURL: closedURL, accountID: "acc", secretKey: "sk-transport-secret", timeout: .seconds(1), retryPolicy: fastRetries
+            baseURL: closedURL,
+            accountID: "acc",
+            secretKey: "sk-transport-secret",
+            timeout: .seconds(1),
+            retryPolicy: fastRetries
         )
         let client = try HyperTrackClient(configuration: configuration, httpClient: .shared, logger: logs.logger())
         let error = try #require(await #expect(throws: HyperTrackAPIError.self) { try await client.trip(id: "t") })
@@ -86,9 +92,11 @@ struct ErrorTests {
         #expect(logs.entries.filter { $0.message == "HyperTrack request will be retried" }.count == 2)
         #expect(logs.entries.filter { $0.message == "HyperTrack request failed" }.count == 3)
 
-        let create = try #require(await #expect(throws: HyperTrackAPIError.self) {
-            try await client.createTrip(CreateTripRequest(deviceID: "D1"))
-        })
+        let create = try #require(
+            await #expect(throws: HyperTrackAPIError.self) {
+                try await client.createTrip(CreateTripRequest(deviceID: "D1"))
+            }
+        )
         #expect(create.code == .transport)
         #expect(logs.entries.filter { $0.message == "HyperTrack request failed" }.count == 4)
         #expect(!logs.text.contains("sk-transport-secret"))

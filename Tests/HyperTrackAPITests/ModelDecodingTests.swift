@@ -22,8 +22,10 @@ struct ModelDecodingTests {
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_001)
     }
 
-    @Test(arguments: ["", "2020-04-20", "2020-04-20T00:57", "2020-13-01T00:00:00Z", "2020-04-20T00:57:33.Z",
-                      "2020-04-20T00:57:33Zjunk", "20-04-20T00:57:33Z", "2020-04-20T25:00:00Z", "yesterday"])
+    @Test(arguments: [
+        "", "2020-04-20", "2020-04-20T00:57", "2020-13-01T00:00:00Z", "2020-04-20T00:57:33.Z",
+        "2020-04-20T00:57:33Zjunk", "20-04-20T00:57:33Z", "2020-04-20T25:00:00Z", "yesterday",
+    ])
     func notADate(text: String) {
         #expect(HyperTrackDate.parse(text) == nil)
     }
@@ -63,7 +65,10 @@ struct ModelDecodingTests {
         #expect(trip.estimate?.duration == 552)
         #expect(trip.estimate?.remainingDuration == 551.5)
         #expect(trip.estimate?.polyline == [Coordinate(latitude: 37.76112, longitude: -122.50385, altitude: 3)])
-        #expect(trip.etaRelevance == ETARelevance(status: false, reason: "Destination too far", timeAtIrrelevance: HyperTrackDate.parse("2020-04-20T01:00:00Z")))
+        #expect(
+            trip.etaRelevance
+                == ETARelevance(status: false, reason: "Destination too far", timeAtIrrelevance: HyperTrackDate.parse("2020-04-20T01:00:00Z"))
+        )
         #expect(trip.destination?.scheduledAt == nil)
         #expect(trip.geofences?.first?.metadata == ["id": "dec43d3c"])
 
@@ -76,10 +81,13 @@ struct ModelDecodingTests {
         let trip = try decode(Trip.self, #"{"trip_id": "t", "device_id": "d", "status": "paused_by_operator"}"#)
         #expect(trip.status.rawValue == "paused_by_operator")
         #expect(trip.status != .active)
-        let device = try decode(Device.self, """
+        let device = try decode(
+            Device.self,
+            """
             {"device_id": "d", "battery": "overheating",
              "device_status": {"value": "hibernating", "data": {"activity": "cycle", "reason": "sdk_killed_by_user"}}}
-            """)
+            """
+        )
         #expect(device.battery == "overheating")
         #expect(device.deviceStatus?.value == "hibernating")
         #expect(device.deviceStatus?.activity == "cycle")
@@ -113,10 +121,13 @@ struct ModelDecodingTests {
     }
 
     @Test func recordedLocationsAcceptTheTupleVariants() throws {
-        let line = try decode([RecordedLocation].self, """
+        let line = try decode(
+            [RecordedLocation].self,
+            """
             [[1, 2, 3, "2021-02-05T11:53:10.544Z"], [1, 2, null, "2021-02-05T11:53:10Z"], [1, 2, "2021-02-05T11:53:10Z"],
              [1, 2], [1, 2, 3], [1, 2, null, null]]
-            """)
+            """
+        )
         #expect(line.map(\.coordinate.altitude) == [3, nil, nil, nil, 3, nil])
         #expect(line.map { $0.recordedAt != nil } == [true, true, true, false, false, false])
         #expect(line.allSatisfy { $0.coordinate.latitude == 2 && $0.coordinate.longitude == 1 })
@@ -125,7 +136,10 @@ struct ModelDecodingTests {
 
     @Test func geometriesRoundTripAndUnknownOnesStayRaw() throws {
         let polygon = try decode(GeoJSONGeometry.self, #"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}"#)
-        guard case .polygon(let rings) = polygon else { Issue.record("\(polygon)"); return }
+        guard case .polygon(let rings) = polygon else {
+            Issue.record("\(polygon)")
+            return
+        }
         #expect(rings[0].count == 4)
         #expect(rings[0][1] == Coordinate(latitude: 0, longitude: 1))
         let multi = try decode(GeoJSONGeometry.self, #"{"type": "MultiPoint", "coordinates": [[0, 0], [1, 1]]}"#)
@@ -137,13 +151,19 @@ struct ModelDecodingTests {
 
     @Test func requestBodiesUseTheWireNames() throws {
         let request = NearbyRequest(
-            location: Coordinate(latitude: 37.79, longitude: -122.4), radius: 1000, devices: ["A", "B"], lastUpdatedWithin: 0.5, deep: true
+            location: Coordinate(latitude: 37.79, longitude: -122.4),
+            radius: 1000,
+            devices: ["A", "B"],
+            lastUpdatedWithin: 0.5,
+            deep: true
         )
         let json = try decode(JSONValue.self, String(decoding: try HyperTrackJSON.makeEncoder().encode(request), as: UTF8.self))
-        #expect(json == [
-            "location": ["type": "Point", "coordinates": [-122.4, 37.79]], "radius": 1000, "devices": ["A", "B"],
-            "last_updated_within": 0.5, "deep": true,
-        ])
+        #expect(
+            json == [
+                "location": ["type": "Point", "coordinates": [-122.4, 37.79]], "radius": 1000, "devices": ["A", "B"],
+                "last_updated_within": 0.5, "deep": true,
+            ]
+        )
         #expect(try decode(NearbyRequest.self, String(decoding: try HyperTrackJSON.makeEncoder().encode(request), as: UTF8.self)) == request)
 
         var destination = CreateTripRequest.Destination(point: Coordinate(latitude: 0, longitude: 0))

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
-@testable import HyperTrackAPI
 import Testing
+
+@testable import HyperTrackAPI
 
 @Suite("Retries")
 struct RetryTests {
@@ -87,9 +88,11 @@ struct RetryTests {
 
     @Test func backoffGrowsAndIsCapped() {
         let policy = RetryPolicy(maxAttempts: 10, initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), multiplier: 2, jitter: 0)
-        #expect((1...6).map { policy.backoff(beforeRetry: $0) } == [
-            .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1),
-        ])
+        #expect(
+            (1...6).map { policy.backoff(beforeRetry: $0) } == [
+                .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1),
+            ]
+        )
         let jittered = RetryPolicy(initialBackoff: .seconds(1), jitter: 0.5)
         for _ in 0..<50 {
             let wait = jittered.backoff(beforeRetry: 1)

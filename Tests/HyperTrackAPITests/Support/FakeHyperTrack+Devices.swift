@@ -1,6 +1,6 @@
 import Foundation
-import HyperTrackAPI
 import Hummingbird
+import HyperTrackAPI
 
 extension FakeHyperTrack {
     /// Adds a device the fake knows.
