@@ -150,6 +150,14 @@ struct WebhookDecodingTests {
         #expect(events[14].payload == .unknown("just a string"))
     }
 
+    @Test func eventsEncodeBackToWhatWasReceived() throws {
+        let events = try WebhookEvent.decodeDelivery(Data(Self.delivery.utf8))
+        let again = try WebhookEvent.decodeDelivery(HyperTrackJSON.makeEncoder().encode(events))
+        #expect(again == events)
+        #expect(events[6].tripEvent?.value == .destinationArrival)
+        #expect(events[0].tripEvent == nil)
+    }
+
     @Test func acceptsASingleEventObjectAndAnEmptyArray() throws {
         let single = try WebhookEvent.decodeDelivery(Data(#"{"type": "battery", "data": {"value": "charging"}}"#.utf8))
         #expect(single.count == 1)
