@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// Measures the trigger runtime against the floors of the same PostgreSQL, and writes BENCHMARKS.md.
+@main
+struct TriggerBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trigger-bench",
+        abstract: "Benchmark the trigger runtime on a PostgreSQL it starts itself; writes BENCHMARKS.md."
+    )
+
+    @Option(help: "Seconds of steady 100 events/s for the latency measurement.")
+    var latencySeconds: Int = 60
+
+    @Option(help: "Events per second for the latency measurement.")
+    var rate: Int = 100
+
+    @Option(help: "Events in the backlog-drain measurement.")
+    var backlog: Int = 100_000
+
+    @Option(help: "Seconds of each throughput measurement (capture-only, steady load).")
+    var throughputSeconds: Int = 10
+
+    @Option(help: "Repetitions of each throughput measurement; the report gives the median.")
+    var repeats: Int = 3
+
+    @Option(help: "Where to write the report; '-' prints it only.")
+    var output: String = "BENCHMARKS.md"
+
+    mutating func run() async throws {
+        let command = (["swift", "run", "-c", "release", "trigger-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+        var logger = Logger(label: "trigger-bench")
+        logger.logLevel = .info
+        let database = try BenchDatabase.start(logger: logger)
+        defer { database.stop() }
+        var report = Report(command: command, machine: .current(), server: try await database.describeServer())
+        let throughput = Duration.seconds(self.throughputSeconds)
+
+        logger.info("floor: NOTIFY round trip")
+        report.notifyFloor = try await Floors.notifyRoundTrip(database, rate: self.rate, duration: .seconds(self.latencySeconds))
+
+        logger.info("floor: plain UPDATE and capture-only rate")
+        report.plainUpdateRate = try await self.repeated {
+            try await Floors.updateRate(database, withCapture: false, writers: 2, duration: throughput)
+        }
+        report.captureOnlyRate = try await self.repeated {
+            try await Floors.updateRate(database, withCapture: true, writers: 2, duration: throughput)
+        }
+
+        logger.info("floor: raw SKIP LOCKED claim loop")
+        report.rawClaimRate = try await self.repeated {
+            try await Floors.rawClaimDrain(database, count: self.backlog)
+        }
+
+        try await RuntimeBenchmarks.run(
+            database: database,
+            rate: self.rate,
+            latencyDuration: .seconds(self.latencySeconds),
+            backlog: self.backlog,
+            throughputDuration: throughput,
+            repeats: self.repeats,
+            report: &report
+        )
+
+        let markdown = report.markdown()
+        print(markdown)
+        if self.output != "-" {
+            try markdown.write(toFile: self.output, atomically: true, encoding: .utf8)
+            logger.info("wrote \(self.output)")
+        }
+    }
+
+    /// Runs a throughput measurement `repeats` times and keeps every value (the report shows the median).
+    func repeated(_ measure: () async throws -> Double) async throws -> [Double] {
+        var values: [Double] = []
+        for _ in 0..<max(1, self.repeats) { values.append(try await measure()) }
+        return values
+    }
+}

@@ -1,0 +1,13 @@
+extension TriggerRuntime {
+    /// The migration group of the runtime's own schema.
+    public static let migrationGroup = "trigger_runtime"
+
+    /// The runtime's own migrations (schema `trigger_runtime`): the delivery queue, the done log, the function
+    /// bindings, and the `capture()` and `claim()` functions. Pass them to `Migrator` before the application's.
+    public static var migrations: [Migration] {
+        [
+            Migration(group: migrationGroup, name: "0001_create_queue", statements: RuntimeSchema.queue),
+            Migration(group: migrationGroup, name: "0002_create_functions", statements: RuntimeSchema.functions),
+        ]
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The outbox in `trigger_runtime.deliveries`.
+package struct PostgresOutboxStore: OutboxStore {
+    let client: PostgresClient
+    let channel: String
+    let logger: Logger
+
+    package init(client: PostgresClient, channel: String, logger: Logger) {
+        self.client = client
+        self.channel = channel
+        self.logger = logger
+    }
+
+    package func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery] {
+        let rows = try await self.client.query(
+            """
+            SELECT id, function_name, table_name, operation, document_key, old_row::text, new_row::text,
+                   committed_at, attempt, lease_token
+            FROM trigger_runtime.claim(\(functions.map(\.rawValue)), \(Int32(clamping: limit)), \(owner), \(lease.secondsValue))
+            """,
+            logger: self.logger
+        )
+        var claimed: [Delivery] = []
+        for try await (id, function, table, operation, key, before, after, committedAt, attempt, token) in rows.decode(
+            (Int64, String, String, String, String, String?, String?, Date, Int, UUID).self
+        ) {
+            claimed.append(
+                Delivery(
+                    id: id,
+                    function: FunctionName(function),
+                    table: table,
+                    operation: ChangeOperation(rawValue: operation) ?? .update,
+                    documentKey: key,
+                    before: before.map { Data($0.utf8) },
+                    after: after.map { Data($0.utf8) },
+                    committedAt: committedAt,
+                    attempt: attempt,
+                    leaseToken: token
+                )
+            )
+        }
+        // Commit order within the batch (the claim orders by due time, which a retried delivery may change).
+        return claimed.sorted { $0.id < $1.id }
+    }
+
+    package func complete(
+        _ delivery: Delivery,
+        body: @Sendable (PostgresConnection?) async throws -> Void,
+        onFailure: @Sendable (any Error) -> Settlement
+    ) async throws -> Settlement {
+        let logger = self.logger
+        return try await self.client.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            let failure: (any Error)?
+            do {
+                try await body(connection)
+                failure = nil
+            } catch {
+                failure = error
+            }
+            if let failure {
+                try await connection.query("ROLLBACK", logger: logger)
+                let settlement = onFailure(failure)
+                return try await Self.settle(delivery, settlement, connection: connection, channel: self.channel, logger: logger)
+            }
+            let rows = try await connection.query(
+                """
+                WITH d AS (
+                    DELETE FROM trigger_runtime.deliveries WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken)
+                    RETURNING id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner
+                )
+                INSERT INTO trigger_runtime.done
+                    (id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner)
+                SELECT * FROM d RETURNING id
+                """,
+                logger: logger
+            )
+            var completed = false
+            for try await _ in rows.decode(Int64.self) { completed = true }
+            guard completed else {
+                try await connection.query("ROLLBACK", logger: logger)
+                return .leaseLost
+            }
+            try await connection.query("COMMIT", logger: logger)
+            return .done
+        }
+    }
+
+    /// Writes a failure, retry or release, fenced by the lease token.
+    static func settle(
+        _ delivery: Delivery,
+        _ settlement: Settlement,
+        connection: PostgresConnection,
+        channel: String,
+        logger: Logger
+    ) async throws -> Settlement {
+        let query: PostgresQuery
+        switch settlement {
+        case .done, .leaseLost:
+            return settlement
+        case .retry(let delay, let error):
+            query = """
+                UPDATE trigger_runtime.deliveries
+                SET run_after = now() + make_interval(secs => \(delay.secondsValue)), last_error = \(error),
+                    lease_owner = NULL, lease_token = NULL
+                WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken) RETURNING id
+                """
+        case .dead(let error):
+            query = """
+                UPDATE trigger_runtime.deliveries
+                SET status = 'dead', last_error = \(error), lease_owner = NULL, lease_token = NULL
+                WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken) RETURNING id
+                """
+        case .release:
+            query = """
+                WITH r AS (
+                    UPDATE trigger_runtime.deliveries
+                    SET run_after = now(), attempt = greatest(attempt - 1, 0), lease_owner = NULL, lease_token = NULL
+                    WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken) RETURNING id
+                )
+                SELECT r.id FROM r, pg_notify(\(channel), '')
+                """
+        }
+        let rows = try await connection.query(query, logger: logger)
+        var updated = false
+        for try await _ in rows.decode(Int64.self) { updated = true }
+        return updated ? settlement : .leaseLost
+    }
+
+    package func renew(_ deliveries: [Delivery], lease: Duration) async throws -> Set<Int64> {
+        guard !deliveries.isEmpty else { return [] }
+        let rows = try await self.client.query(
+            """
+            UPDATE trigger_runtime.deliveries SET run_after = clock_timestamp() + make_interval(secs => \(lease.secondsValue))
+            WHERE id = ANY(\(deliveries.map(\.id))) AND lease_token = ANY(\(deliveries.map(\.leaseToken)))
+            RETURNING id
+            """,
+            logger: self.logger
+        )
+        var held = Set<Int64>()
+        for try await id in rows.decode(Int64.self) { held.insert(id) }
+        return held
+    }
+
+    package func release(_ deliveries: [Delivery]) async throws {
+        guard !deliveries.isEmpty else { return }
+        let logger = self.logger
+        try await self.client.withConnection { connection in
+            for delivery in deliveries {
+                _ = try await Self.settle(delivery, .release, connection: connection, channel: self.channel, logger: logger)
+            }
+        }
+    }
+
+    /// Only future rows count: a due row that the claim skipped is blocked behind an earlier delivery of its
+    /// document, and the worker running that one re-scans when it finishes.
+    package func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double? {
+        let rows = try await self.client.query(
+            """
+            SELECT extract(epoch FROM run_after - clock_timestamp())::float8 FROM trigger_runtime.deliveries
+            WHERE status = 'ready' AND run_after > now() AND function_name = ANY(\(functions.map(\.rawValue)))
+            ORDER BY run_after LIMIT 1
+            """,
+            logger: self.logger
+        )
+        var seconds: Double?
+        for try await value in rows.decode(Double.self) { seconds = value }
+        return seconds
+    }
+
+    package func prune(olderThan age: Duration) async throws -> Int {
+        var total = 0
+        while true {
+            let rows = try await self.client.query(
+                """
+                WITH gone AS (
+                    DELETE FROM trigger_runtime.done WHERE id IN (
+                        SELECT id FROM trigger_runtime.done
+                        WHERE done_at < now() - make_interval(secs => \(age.secondsValue)) LIMIT 10000)
+                    RETURNING 1
+                )
+                SELECT count(*)::int8 FROM gone
+                """,
+                logger: self.logger
+            )
+            var count: Int64 = 0
+            for try await value in rows.decode(Int64.self) { count = value }
+            total += Int(count)
+            if count < 10000 { return total }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Installs the capture triggers of a `FunctionRegistry`, idempotently.
+///
+/// In one transaction: resolves each function's table and checks its key and filter columns (a bad registration
+/// is refused and changes nothing), replaces the rows of `trigger_runtime.functions` (so a function removed from
+/// the registry stops capturing at once), creates or replaces the `trigger_runtime_capture` trigger on each table
+/// that has functions, and drops it from tables that no longer have any. Requires the runtime's migrations.
+public struct TriggerInstaller: Sendable {
+    /// The name of the row trigger installed on each table.
+    public static let triggerName = "trigger_runtime_capture"
+
+    private let client: PostgresClient
+    private let logger: Logger
+
+    /// Creates an installer.
+    /// - Parameters:
+    ///   - client: A running client.
+    ///   - logger: Logs the tables that gain or lose a trigger.
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The DDL that binds `table` to the capture function.
+    /// - Parameters:
+    ///   - schema: The table's schema.
+    ///   - table: The table's name.
+    ///   - channel: The NOTIFY channel the trigger wakes workers on.
+    public static func triggerDDL(schema: String, table: String, channel: String) -> String {
+        """
+        CREATE OR REPLACE TRIGGER \(triggerName) AFTER INSERT OR UPDATE OR DELETE ON \
+        \(quoteIdentifier(schema)).\(quoteIdentifier(table)) FOR EACH ROW \
+        EXECUTE FUNCTION trigger_runtime.capture('\(channel)')
+        """
+    }
+
+    /// Quotes an SQL identifier (`"a""b"`).
+    static func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Installs (or re-installs) the triggers of `registry`.
+    /// - Parameters:
+    ///   - registry: The functions to capture for. An empty registry removes every binding and trigger.
+    ///   - channel: The NOTIFY channel (the workers' `Configuration.channel`).
+    public func install(_ registry: FunctionRegistry, channel: String = TriggerRuntime.Configuration.defaultChannel)
+        async throws
+    {
+        try TriggerRuntime.Configuration.validateChannel(channel)
+        let logger = self.logger
+        try await self.client.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Migrator.lockKey))", logger: logger)
+                var tables: [UInt32: (schema: String, name: String)] = [:]
+                try await connection.query("DELETE FROM trigger_runtime.functions", logger: logger)
+                for function in registry.functions {
+                    let table = try await Self.resolve(function, connection: connection, logger: logger)
+                    tables[table.oid] = (table.schema, table.name)
+                    let operations = ChangeOperation.allCases.filter { function.trigger.operations.contains($0) }
+                        .map(\.rawValue)
+                    try await connection.query(
+                        """
+                        INSERT INTO trigger_runtime.functions (name, table_oid, table_name, operations, columns, key_column)
+                        VALUES (\(function.name.rawValue), \(Int64(table.oid))::oid, \(table.schema + "." + table.name),
+                                \(operations), \(function.trigger.columns), \(function.trigger.keyColumn))
+                        """,
+                        logger: logger
+                    )
+                }
+                for (_, table) in tables.sorted(by: { $0.key < $1.key }) {
+                    let ddl = Self.triggerDDL(schema: table.schema, table: table.name, channel: channel)
+                    try await connection.query(PostgresQuery(unsafeSQL: ddl), logger: logger)
+                }
+                let installed = try await connection.query(
+                    """
+                    SELECT n.nspname, c.relname, c.oid::int8 FROM pg_trigger t
+                    JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                    WHERE t.tgname = \(Self.triggerName)
+                    """,
+                    logger: logger
+                )
+                var stale: [(String, String)] = []
+                for try await (schema, name, oid) in installed.decode((String, String, Int64).self)
+                where tables[UInt32(oid)] == nil {
+                    stale.append((schema, name))
+                }
+                for (schema, name) in stale {
+                    let sql = "DROP TRIGGER \(Self.triggerName) ON \(Self.quoteIdentifier(schema)).\(Self.quoteIdentifier(name))"
+                    try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                    logger.info("removed capture trigger", metadata: ["trigger.table": "\(schema).\(name)"])
+                }
+                try await connection.query("COMMIT", logger: logger)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    private static func resolve(
+        _ function: RegisteredFunction,
+        connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> (oid: UInt32, schema: String, name: String) {
+        let trigger = function.trigger
+        guard !trigger.operations.isEmpty else {
+            throw TriggerRuntimeError(.invalidRegistration, "function \(function.name) reacts to no operation")
+        }
+        let rows = try await connection.query(
+            """
+            SELECT c.oid::int8, n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE c.oid = to_regclass(\(trigger.table)) AND c.relkind IN ('r', 'p')
+            """,
+            logger: logger
+        )
+        var found: (UInt32, String, String)?
+        for try await (oid, schema, name) in rows.decode((Int64, String, String).self) {
+            found = (UInt32(oid), schema, name)
+        }
+        guard let (oid, schema, name) = found else {
+            throw TriggerRuntimeError(
+                .invalidRegistration,
+                "function \(function.name): table \(trigger.table) does not exist (create it in a migration first)"
+            )
+        }
+        let wanted = [trigger.keyColumn] + (trigger.columns ?? [])
+        let columns = try await connection.query(
+            """
+            SELECT attname::text FROM pg_attribute
+            WHERE attrelid = \(Int64(oid))::oid AND attnum > 0 AND NOT attisdropped
+            """,
+            logger: logger
+        )
+        var existing = Set<String>()
+        for try await column in columns.decode(String.self) { existing.insert(column) }
+        for column in wanted where !existing.contains(column) {
+            throw TriggerRuntimeError(
+                .invalidRegistration,
+                "function \(function.name): table \(schema).\(name) has no column \(column)"
+            )
+        }
+        return (oid, schema, name)
+    }
+}

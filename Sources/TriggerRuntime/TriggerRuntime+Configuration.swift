@@ -1,0 +1,79 @@
+import Foundation
+
+extension TriggerRuntime {
+    /// How a worker claims, runs and settles deliveries. Every value has a documented default.
+    public struct Configuration: Sendable {
+        /// The channel `TriggerInstaller` uses unless told otherwise.
+        public static let defaultChannel = "trigger_runtime"
+
+        /// Handlers run at once, at most. Each holds a pooled connection while it runs, plus one for LISTEN:
+        /// keep it below the client's `maximumConnections`. Default 8.
+        public var concurrency: Int = 8
+        /// Deliveries claimed per query, at most. Default 32.
+        public var batchSize: Int = 32
+        /// The safety-net poll: how long the worker waits for a notification before looking anyway. Default 1 s.
+        public var pollInterval: Duration = .seconds(1)
+        /// How long a claim is leased: another worker takes the delivery over if this worker stops renewing it
+        /// (it died). Default 30 s.
+        public var leaseDuration: Duration = .seconds(30)
+        /// How often the leases of running handlers are renewed; well under `leaseDuration`. Default 10 s.
+        public var leaseRenewalInterval: Duration = .seconds(10)
+        /// On graceful shutdown, how long running handlers may take to finish before they are cancelled and their
+        /// deliveries handed back. Default 20 s.
+        public var shutdownGracePeriod: Duration = .seconds(20)
+        /// How long done deliveries stay in `trigger_runtime.done` (for `events list/show`). Default 7 days.
+        public var retention: Duration = .seconds(7 * 86_400)
+        /// How often the done log is pruned. Default 10 minutes; the first pruning runs at start.
+        public var pruneInterval: Duration = .seconds(600)
+        /// Whether to hold a LISTEN connection. Without it the worker finds work by polling only. Default `true`.
+        public var listen: Bool = true
+        /// The NOTIFY channel (lowercase letters, digits, `_`); it must match `TriggerInstaller.install(_:channel:)`.
+        public var channel: String = Configuration.defaultChannel
+        /// The first delay before re-opening a lost LISTEN connection; doubles up to `maximumReconnectBackoff`.
+        public var reconnectBackoff: Duration = .milliseconds(100)
+        /// The longest delay between two attempts to re-open the LISTEN connection. Default 5 s.
+        public var maximumReconnectBackoff: Duration = .seconds(5)
+        /// This worker's name in leases (`events show` prints it). Default `host-pid-random`.
+        public var workerID: String = Configuration.defaultWorkerID()
+
+        /// Creates a configuration with the defaults.
+        public init() {}
+
+        static func defaultWorkerID() -> String {
+            let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "worker"
+            return "\(host)-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
+        }
+
+        /// Throws `invalidConfiguration` naming the first value out of range.
+        public func validate() throws {
+            func require(_ condition: Bool, _ message: String) throws {
+                if !condition { throw TriggerRuntimeError(.invalidConfiguration, message) }
+            }
+            try require(self.concurrency >= 1, "concurrency must be at least 1, got \(self.concurrency)")
+            try require(self.batchSize >= 1, "batchSize must be at least 1, got \(self.batchSize)")
+            try require(self.pollInterval > .zero, "pollInterval must be positive")
+            try require(self.leaseDuration > .zero, "leaseDuration must be positive")
+            try require(
+                self.leaseRenewalInterval > .zero && self.leaseRenewalInterval < self.leaseDuration,
+                "leaseRenewalInterval must be positive and shorter than leaseDuration"
+            )
+            try require(self.shutdownGracePeriod >= .zero, "shutdownGracePeriod must not be negative")
+            try require(self.retention >= .zero, "retention must not be negative")
+            try require(self.pruneInterval > .zero, "pruneInterval must be positive")
+            try require(self.reconnectBackoff > .zero, "reconnectBackoff must be positive")
+            try require(!self.workerID.isEmpty, "workerID must not be empty")
+            try Self.validateChannel(self.channel)
+        }
+
+        static func validateChannel(_ channel: String) throws {
+            let valid = !channel.isEmpty && channel.utf8.count <= 63
+                && channel.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+            if !valid {
+                throw TriggerRuntimeError(
+                    .invalidConfiguration,
+                    "channel must be 1-63 lowercase letters, digits or _, got \"\(channel)\""
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// The one error type of `TriggerRuntime`.
+///
+/// Compare by `code`; `description` is safe to show anyone, `message` says what to do about it.
+public struct TriggerRuntimeError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, comparable and bounded (usable as a metric label).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case invalidMigrations
+            case divergentHistory
+            case invalidRegistration
+            case invalidConfiguration
+            case notFound
+            case notDead
+            case leaseLost
+            case timeout
+            case functionNotRegistered
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The migrations passed in are malformed (duplicate names, empty names or statements).
+        public static let invalidMigrations = Code(.invalidMigrations)
+        /// The migration history recorded in the database differs from the code's list.
+        public static let divergentHistory = Code(.divergentHistory)
+        /// A registration names a table or column that does not exist, or is otherwise invalid.
+        public static let invalidRegistration = Code(.invalidRegistration)
+        /// A configuration value is out of range.
+        public static let invalidConfiguration = Code(.invalidConfiguration)
+        /// No delivery has the given id.
+        public static let notFound = Code(.notFound)
+        /// The delivery is not dead-lettered, so it cannot be retried.
+        public static let notDead = Code(.notDead)
+        /// The delivery's lease was taken over by another worker; the completion was refused.
+        public static let leaseLost = Code(.leaseLost)
+        /// A handler ran longer than its function's timeout.
+        public static let timeout = Code(.timeout)
+        /// A delivery names a function this worker does not have.
+        public static let functionNotRegistered = Code(.functionNotRegistered)
+
+        public var description: String { self.base.rawValue }
+    }
+
+    /// The error's code.
+    public let code: Code
+    /// A human-readable explanation.
+    public let message: String
+
+    init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "TriggerRuntimeError.\(self.code): \(self.message)" }
+}
+
+extension TriggerRuntimeError: Equatable {
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import HyperTrackEmulator
+import Logging
+
+/// Runs a receiver and an emulator wired to it (manual clock), for one test.
+func withEmulator<T: Sendable>(
+    configure: (inout HyperTrackEmulator.Configuration) -> Void = { _ in },
+    _ body: (HyperTrackEmulator, APIClient, WebhookReceiver) async throws -> T
+) async throws -> T {
+    let receiver = WebhookReceiver()
+    return try await receiver.withRunning { webhookURL in
+        var configuration = HyperTrackEmulator.Configuration()
+        configuration.webhookURL = webhookURL
+        configure(&configuration)
+        let logger = Logger(label: "emulator-test", factory: { _ in SwiftLogNoOpLogHandler() })
+        return try await HyperTrackEmulator.withRunning(configuration, logger: logger) { emulator in
+            let client = APIClient(baseURL: try await emulator.baseURL())
+            return try await body(emulator, client, receiver)
+        }
+    }
+}
+
+extension AsyncStream<ReceivedWebhook>.Iterator {
+    /// The next `count` webhooks (the test's time limit guards against waiting forever).
+    mutating func next(_ count: Int) async -> [ReceivedWebhook] {
+        var received: [ReceivedWebhook] = []
+        while received.count < count, let webhook = await next() { received.append(webhook) }
+        return received
+    }
+}
+
+/// `hex(HMAC-SHA256(body, key))`, computed independently of the emulator.
+import Crypto
+
+func expectedSignature(_ body: [UInt8], key: String) -> String {
+    HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Array(key.utf8)))
+        .map { String(format: "%02x", $0) }.joined()
+}

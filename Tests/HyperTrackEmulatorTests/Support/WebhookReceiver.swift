@@ -1,0 +1,83 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// One webhook POST as the receiver saw it.
+struct ReceivedWebhook: Sendable {
+    var body: [UInt8]
+    var signature: String?
+    var messageID: String?
+    var contentType: String?
+    /// The status the receiver answered.
+    var answered: Int
+
+    /// The parsed events (the body is always a JSON array).
+    var events: [[String: Any]] {
+        (try? JSONSerialization.jsonObject(with: Data(body))) as? [[String: Any]] ?? []
+    }
+}
+
+/// Scripted answers: the next statuses to answer with, then 200 forever.
+actor ReceiverScript {
+    private var statuses: [Int] = []
+
+    func answer(next statuses: [Int]) { self.statuses += statuses }
+
+    func nextStatus() -> Int { statuses.isEmpty ? 200 : statuses.removeFirst() }
+}
+
+/// A small Hummingbird server on 127.0.0.1:0 that collects webhooks into an `AsyncStream`.
+struct WebhookReceiver: Sendable {
+    let script = ReceiverScript()
+    let stream: AsyncStream<ReceivedWebhook>
+    let continuation: AsyncStream<ReceivedWebhook>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: ReceivedWebhook.self)
+    }
+
+    /// Runs the receiver for the duration of `body`, passing its webhook URL.
+    func withRunning<T: Sendable>(_ body: (String) async throws -> T) async throws -> T {
+        let router = Router()
+        let script = self.script
+        let continuation = self.continuation
+        router.post("/webhooks") { request, _ -> Response in
+            var request = request
+            let bytes = try await request.collectBody(upTo: 4 << 20)
+            let status = await script.nextStatus()
+            continuation.yield(
+                ReceivedWebhook(
+                    body: Array(bytes.readableBytesView),
+                    signature: request.headers[HTTPField.Name("x-hypertrack-signature")!],
+                    messageID: request.headers[HTTPField.Name("x-amz-sns-message-id")!],
+                    contentType: request.headers[.contentType], answered: status))
+            return Response(status: .init(code: status))
+        }
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            logger: Logger(label: "webhook-receiver", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let group = ServiceGroup(services: [app], logger: app.logger)
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var ports = portStream.makeAsyncIterator()
+            guard let port = await ports.next() else { throw CancellationError() }
+            do {
+                let result = try await body("http://127.0.0.1:\(port)/webhooks")
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                continuation.finish()
+                return result
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                continuation.finish()
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Logging
+import PostgresNIO
+import Testing
+import TriggerRuntime
+
+@Suite("TriggerRuntime wake-ups", .timeLimit(.minutes(5)))
+struct ListenTests {
+    static func registry(_ handled: Observations<Int>) -> FunctionRegistry {
+        var registry = FunctionRegistry()
+        registry.register("count", on: .create("items"), as: Item.self) { change, _ in
+            handled.append(try #require(change.after).id)
+        }
+        return registry
+    }
+
+    @Test("with LISTEN disabled, polling delivers everything")
+    func pollingOnly() async throws {
+        let handled = Observations<Int>()
+        let registry = Self.registry(handled)
+        let (logger, logs) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            let configuration = RuntimeHarness.configuration {
+                $0.listen = false
+                $0.pollInterval = .milliseconds(200)
+            }
+            try await RuntimeHarness.withWorker(
+                client: client, registry: registry, configuration: configuration, logger: logger
+            ) {
+                for id in 1...50 {
+                    try await client.query("INSERT INTO items (id, name, value) VALUES (\(id), 'p', 0)")
+                }
+                try await handled.wait("50 polled deliveries") { $0.count >= 50 }
+            }
+        }
+        #expect(Set(handled.entries) == Set(1...50))
+        #expect(!logs.entries.contains { $0.message == "listening" })
+    }
+
+    @Test("when the LISTEN connection is killed, the reconnect re-scan delivers what was missed")
+    func listenerKilled() async throws {
+        let handled = Observations<Int>()
+        let registry = Self.registry(handled)
+        let (logger, logs) = Logger.capturing()
+        do {
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            // Polling is too slow to matter here: only NOTIFY and the re-scan can deliver within the test.
+            let configuration = RuntimeHarness.configuration {
+                $0.pollInterval = .seconds(600)
+                $0.reconnectBackoff = .seconds(1)
+            }
+            try await RuntimeHarness.withWorker(
+                client: client, registry: registry, configuration: configuration, logger: logger
+            ) {
+                try await logs.wait("listening") { $0.contains { $0.message == "listening" } }
+                try await client.query("INSERT INTO items (id, name, value) VALUES (1, 'before', 0)")
+                try await handled.wait("first delivery via NOTIFY") { $0.count >= 1 }
+
+                let killed = try await RuntimeHarness.count(
+                    client,
+                    """
+                    SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                    WHERE datname = current_database() AND query LIKE 'LISTEN%'
+                    """
+                )
+                #expect(killed == 1)
+                try await logs.wait("listener lost") { $0.contains { $0.message.hasPrefix("LISTEN connection lost") } }
+                // Committed while nobody listens: the NOTIFY is lost.
+                for id in 2...20 {
+                    try await client.query("INSERT INTO items (id, name, value) VALUES (\(id), 'missed', 0)")
+                }
+                try await handled.wait("deliveries after reconnect") { $0.count >= 20 }
+                #expect(logs.entries.filter { $0.message == "listening" }.count >= 2)
+            }
+        }
+        } catch { print(String(reflecting: error)); throw error }
+        #expect(Set(handled.entries) == Set(1...20))
+    }
+}

@@ -1,0 +1,99 @@
+import EmbeddedPostgres
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import TriggerRuntime
+
+/// A row of the tests' `items` table.
+struct Item: Codable, Sendable, Equatable {
+    var id: Int
+    var name: String
+    var value: Int
+}
+
+enum RuntimeHarness {
+    static let itemsTable = "CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL, value int NOT NULL, note json)"
+
+    /// A fresh database with the runtime's schema, the `items` table and the registry's triggers.
+    static func withPreparedDatabase<T: Sendable>(
+        registry: FunctionRegistry,
+        logger: Logger,
+        _ body: @Sendable (PostgresClient, PostgresClient.Configuration) async throws -> T
+    ) async throws -> T {
+        try await TestDatabase.shared.withDatabase { client, configuration in
+            try await TriggerRuntime.prepare(
+                client: client,
+                registry: registry,
+                migrations: [Migration(group: "test", name: "0001_items", statements: [itemsTable])],
+                logger: logger
+            )
+            return try await body(client, configuration)
+        }
+    }
+
+    /// Short leases and polls, so tests that rely on them stay quick.
+    static func configuration(_ edit: (inout TriggerRuntime.Configuration) -> Void = { _ in })
+        -> TriggerRuntime.Configuration
+    {
+        var configuration = TriggerRuntime.Configuration()
+        configuration.pollInterval = .seconds(2)
+        configuration.leaseDuration = .seconds(10)
+        configuration.leaseRenewalInterval = .seconds(2)
+        configuration.shutdownGracePeriod = .seconds(10)
+        edit(&configuration)
+        return configuration
+    }
+
+    /// Runs workers (one per configuration, each on `client`) during `body`, then shuts them down gracefully.
+    static func withWorkers<T: Sendable>(
+        client: PostgresClient,
+        registry: FunctionRegistry,
+        configurations: [TriggerRuntime.Configuration],
+        logger: Logger,
+        _ body: @Sendable () async throws -> T
+    ) async throws -> T {
+        let runtimes = configurations.map {
+            TriggerRuntime(client: client, registry: registry, configuration: $0, logger: logger)
+        }
+        let group = ServiceGroup(
+            services: runtimes, gracefulShutdownSignals: [], cancellationSignals: [],
+            logger: Logger(label: "service-group") { _ in SwiftLogNoOpLogHandler() }
+        )
+        return try await withThrowingTaskGroup(of: T?.self) { tasks in
+            tasks.addTask {
+                try await group.run()
+                return nil
+            }
+            do {
+                let result = try await body()
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return result
+            } catch {
+                await group.triggerGracefulShutdown()
+                tasks.cancelAll()
+                throw error
+            }
+        }
+    }
+
+    /// Runs one worker during `body`.
+    static func withWorker<T: Sendable>(
+        client: PostgresClient,
+        registry: FunctionRegistry,
+        configuration: TriggerRuntime.Configuration = RuntimeHarness.configuration(),
+        logger: Logger,
+        _ body: @Sendable () async throws -> T
+    ) async throws -> T {
+        try await self.withWorkers(
+            client: client, registry: registry, configurations: [configuration], logger: logger, body
+        )
+    }
+
+    /// A single integer from a query.
+    static func count(_ client: PostgresClient, _ query: PostgresQuery) async throws -> Int {
+        let rows = try await client.query(query)
+        for try await value in rows.decode(Int64.self) { return Int(value) }
+        return 0
+    }
+}

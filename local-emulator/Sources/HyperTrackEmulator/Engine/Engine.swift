@@ -1,0 +1,153 @@
+import Foundation
+
+/// The emulator's state and every operation on it. HTTP routes and the public API both call into this actor; all
+/// methods are synchronous inside it, so each request or simulation step is atomic.
+actor Engine {
+    let configuration: HyperTrackEmulator.Configuration
+    var state: EmulatorState
+    var faults: FaultBook
+    var webhooks: WebhookQueue
+    /// `http://host:port`, known once the server listens.
+    var baseURL = ""
+
+    init(configuration: HyperTrackEmulator.Configuration) {
+        self.configuration = configuration
+        let start: Date
+        switch configuration.clock.mode {
+        case .manual(let date): start = date
+        case .scaled(_, let date): start = date ?? Date()
+        }
+        self.state = EmulatorState(now: start, nextTickAt: start, random: SplitMix64(seed: configuration.seed))
+        self.faults = FaultBook(seed: configuration.seed)
+        self.webhooks = WebhookQueue(seed: configuration.seed)
+    }
+
+    var now: Date { state.now }
+    var options: HyperTrackEmulator.Options { configuration.options }
+
+    func setBaseURL(_ url: String) { baseURL = url }
+
+    // MARK: state export/import
+
+    func exportState() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        encoder.dateEncodingStrategy = .iso8601
+        return try encoder.encode(state)
+    }
+
+    func importState(_ data: Data) throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let imported = try decoder.decode(EmulatorState.self, from: data)
+        guard imported.formatVersion == EmulatorState.formatVersion else {
+            throw HyperTrackEmulatorError(.stateImport, "unsupported format version \(imported.formatVersion)")
+        }
+        state = imported
+    }
+
+    // MARK: devices
+
+    /// The device, or a 404 problem.
+    func device(_ id: String) throws(APIProblem) -> DeviceRecord {
+        guard let device = state.devices[id] else { throw .deviceNotFound(id) }
+        return device
+    }
+
+    /// The device, created at a default position when unknown and auto-creation is on.
+    func deviceForUse(_ id: String) throws(APIProblem) -> DeviceRecord {
+        if let device = state.devices[id] { return device }
+        guard options.autoCreateDevices else { throw .deviceNotFound(id) }
+        return addDevice(id: id, name: nil, position: defaultPosition(for: id), metadata: .null)
+    }
+
+    /// A deterministic spot within ~2 km of the configured default centre.
+    func defaultPosition(for id: String) -> Coordinate {
+        let hash = StableHash.fnv1a("\(configuration.seed):\(id)")
+        let north = Double(hash % 4001) - 2000
+        let east = Double((hash >> 20) % 4001) - 2000
+        let center = Coordinate(longitude: options.defaultLongitude, latitude: options.defaultLatitude)
+        return Geo.offset(center, north: north, east: east)
+    }
+
+    @discardableResult
+    func addDevice(id: String, name: String?, position: Coordinate, metadata: JSON) -> DeviceRecord {
+        var device = DeviceRecord(
+            id: id, name: name, metadata: metadata, registeredAt: now, position: position, lastRecordedAt: now,
+            trackingID: state.random.trackingID())
+        device.locations.append(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
+        state.devices[id] = device
+        state.deviceOrder.append(id)
+        return device
+    }
+
+    /// Registers or moves a device (`POST /_emulator/devices`). An existing device keeps its trips.
+    func registerDevice(id: String, name: String?, position: Coordinate?, metadata: JSON?) -> JSON {
+        if var device = state.devices[id] {
+            if let name { device.name = name }
+            if let metadata { device.metadata = metadata }
+            if let position {
+                device.position = position
+                device.motion = nil
+                device.lastRecordedAt = now
+                device.locations.append(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
+            }
+            state.devices[id] = device
+        } else {
+            addDevice(id: id, name: name, position: position ?? defaultPosition(for: id), metadata: metadata ?? .null)
+        }
+        return renderDevice(state.devices[id]!)
+    }
+
+    /// Active trips of a device, oldest first.
+    func activeTrips(of deviceID: String) -> [TripRecord] {
+        state.tripOrder.compactMap { state.trips[$0] }.filter { $0.deviceID == deviceID && $0.status == .active }
+    }
+
+    func isTracking(_ device: DeviceRecord) -> Bool {
+        !device.deleted && !device.stoppedExplicitly
+            && (device.startedExplicitly || !activeTrips(of: device.id).isEmpty)
+    }
+
+    // MARK: pagination
+
+    /// Cuts `items` into a page at `token` (an opaque offset) and renders `{data, pagination_token, links}`.
+    func page(_ items: [JSON], token: String?, path: String, query: [(String, String)], size: Int? = nil)
+        throws(APIProblem) -> JSON
+    {
+        var offset = 0
+        if let token {
+            guard let decoded = Data(base64Encoded: token).flatMap({ String(data: $0, encoding: .utf8) }),
+                decoded.hasPrefix("offset:"), let value = Int(decoded.dropFirst(7)), value >= 0
+            else { throw .invalid("pagination_token", "unknown pagination token") }
+            offset = value
+        }
+        let size = max(1, size ?? options.pageSize)
+        let slice = Array(items.dropFirst(offset).prefix(size))
+        var next: JSON = .null
+        var nextToken: JSON = .null
+        if offset + size < items.count {
+            let token = Data("offset:\(offset + size)".utf8).base64EncodedString()
+            nextToken = .string(token)
+            let parameters = (query.filter { $0.0 != "pagination_token" } + [("pagination_token", token)])
+                .map { "\($0.0)=\(Self.percentEncode($0.1))" }.joined(separator: "&")
+            next = .string("\(baseURL)\(path)?\(parameters)")
+        }
+        return ["data": .array(slice), "pagination_token": nextToken, "links": ["next": next]]
+    }
+
+    static func percentEncode(_ value: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+}
+
+extension Engine {
+    func addFault(_ body: JSON) throws(APIProblem) -> JSON { try faults.add(body) }
+    func clearFaults() { faults.clear() }
+    func listFaults() -> JSON { faults.json }
+    func httpFaultOutcome(method: String, path: [Substring]) -> FaultBook.HTTPOutcome {
+        faults.httpOutcome(method: method, path: path)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+extension HyperTrackEmulator {
+    /// How the emulator's clock moves.
+    public struct ClockMode: Sendable, Equatable {
+        enum Mode: Sendable, Equatable {
+            case manual(start: Date)
+            case scaled(rate: Double, start: Date?)
+        }
+
+        let mode: Mode
+
+        /// The clock only moves when told to (`POST /_emulator/clock/advance`, ``HyperTrackEmulator/advanceClock(by:)``).
+        /// - Parameter start: emulated time at start-up; fixed by default so runs are reproducible.
+        public static func manual(startingAt start: Date = Date(timeIntervalSince1970: 1_767_603_600)) -> ClockMode {
+            ClockMode(mode: .manual(start: start))
+        }
+
+        /// The clock runs at `rate` times real time (it can still be advanced on top).
+        /// - Parameters:
+        ///   - rate: multiple of real time, > 0 (e.g. 10 plays a 10-minute ride in a minute).
+        ///   - start: emulated time at start-up; `nil` means the real time at start-up.
+        public static func scaled(rate: Double = 1, startingAt start: Date? = nil) -> ClockMode {
+            ClockMode(mode: .scaled(rate: rate, start: start))
+        }
+    }
+
+    /// Settings of an emulator. Every field has a documented default.
+    public struct Configuration: Sendable {
+        /// Address to listen on. Default `127.0.0.1`.
+        public var host: String = "127.0.0.1"
+        /// Port to listen on; 0 (the default) picks a free one, see ``HyperTrackEmulator/baseURL()``.
+        public var port: Int = 0
+        /// Account id accepted as the Basic auth user name. Default `emulator-account`.
+        public var accountID: String = "emulator-account"
+        /// Secret key accepted as the Basic auth password. Default `emulator-secret`.
+        public var secretKey: String = "emulator-secret"
+        /// Publishable key put in `embed_url`s. Default `emulator-publishable-key`.
+        public var publishableKey: String = "emulator-publishable-key"
+        /// Where webhooks are POSTed; `nil` (the default) logs them as not sent.
+        public var webhookURL: String?
+        /// HMAC-SHA256 key of `x-hypertrack-signature`; `nil` (the default) uses ``secretKey``.
+        public var webhookSecret: String?
+        /// Speed of simulated drivers in metres per second. Default 10 (36 km/h).
+        public var speed: Double = 10
+        /// The clock. Default ``ClockMode/manual(startingAt:)``.
+        public var clock: ClockMode = .manual()
+        /// Destination radius (m) of trips that give none. Default 30.
+        public var arrivalRadius: Double = 30
+        /// Seed of every "random" choice (ids, share URLs, fault rates). Default 1.
+        public var seed: UInt64 = 1
+        /// Advanced knobs.
+        public var options = Options()
+
+        /// Creates a configuration with the defaults above.
+        public init() {}
+
+        /// The key that signs webhooks.
+        var signingKey: String { webhookSecret ?? secretKey }
+    }
+
+    /// Advanced settings, all with defaults.
+    public struct Options: Sendable {
+        /// Emulated seconds between simulation steps (and location webhooks of a moving device). Default 5.
+        public var tickInterval: Double = 5
+        /// Emulated seconds a trip stays `processing_completion` before it is `completed`. Default 2.
+        public var completionDelay: Double = 2
+        /// Emulated seconds a nearby request stays `pending`. Default 2.
+        public var nearbyDelay: Double = 2
+        /// Emulated seconds between webhook retries. Default 20.
+        public var webhookRetryInterval: Double = 20
+        /// Retries after a failed webhook attempt (5xx, timeout, connection error). Default 3.
+        public var webhookMaxRetries: Int = 3
+        /// Real time a webhook receiver has to answer. Default 10 s.
+        public var webhookTimeout: Duration = .seconds(10)
+        /// Page size of `GET /trips`, `GET /devices?pagination=1`, `GET /geofences` and nearby results. Default 100.
+        public var pageSize: Int = 100
+        /// Real time between clock updates in ``ClockMode/scaled(rate:startingAt:)`` mode. Default 100 ms.
+        public var realTimeTickInterval: Duration = .milliseconds(100)
+        /// Create unknown devices when a trip, PATCH, start or stop names them. Default `true`.
+        public var autoCreateDevices = true
+        /// Where devices created without a position are placed (around it, deterministically).
+        /// Default: San Francisco, `[-122.4194, 37.7749]`.
+        public var defaultLongitude: Double = -122.4194
+        /// See ``defaultLongitude``.
+        public var defaultLatitude: Double = 37.7749
+        /// Load state from this directory (`state.json`) before serving. Default `nil`.
+        public var importDirectory: String?
+        /// Save state to this directory (`state.json`) when the service stops. Default `nil`.
+        public var exportDirectory: String?
+
+        /// Creates options with the defaults above.
+        public init() {}
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+extension HyperTrackEmulator {
+    /// Runs an emulator for the duration of `body` and stops it afterwards, whatever happens.
+    /// - Parameters:
+    ///   - configuration: its configuration; port 0 (the default) picks a free port.
+    ///   - logger: where it logs.
+    ///   - body: receives the running emulator; ``baseURL()`` is ready when it is called.
+    /// - Returns: what `body` returns.
+    public static func withRunning<T: Sendable>(
+        _ configuration: Configuration = Configuration(),
+        logger: Logger,
+        _ body: (HyperTrackEmulator) async throws -> T
+    ) async throws -> T {
+        let emulator = try HyperTrackEmulator(configuration: configuration, logger: logger)
+        let group = ServiceGroup(services: [emulator], logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            // Shut down gracefully (in-flight requests finish) on every exit path.
+            do {
+                _ = try await emulator.baseURL()
+                let result = try await body(emulator)
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                return result
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+        }
+    }
+
+    /// `http://host:port` once the server listens (waits until then).
+    /// - Throws: ``HyperTrackEmulatorError/Code/serverNotStarted`` if the server stopped or failed to bind.
+    public func baseURL() async throws(HyperTrackEmulatorError) -> String { try await started.wait() }
+
+    /// The emulated time now.
+    public func now() async -> Date { await engine.now }
+
+    /// Moves the clock forward by `seconds`, running every simulation step in between (movement, arrivals,
+    /// completions, nearby requests, webhook retries). Returns when every webhook due up to the new time has been
+    /// attempted (delivered, refused or rescheduled).
+    /// - Parameter seconds: emulated seconds, ≥ 0 (0 just flushes webhooks due now).
+    /// - Returns: the new emulated time.
+    @discardableResult
+    public func advanceClock(by seconds: Double) async -> Date {
+        await stepper.advance(by: max(0, seconds)).now
+    }
+
+    /// Creates a device at a position, or moves an existing one there (stopping any motion).
+    /// - Parameters:
+    ///   - id: the device id (as the SDK would report it).
+    ///   - name: shown as `device_info.name`.
+    ///   - longitude: degrees.
+    ///   - latitude: degrees.
+    public func registerDevice(id: String, name: String? = nil, longitude: Double, latitude: Double) async {
+        _ = await engine.registerDevice(
+            id: id, name: name, position: Coordinate(longitude: longitude, latitude: latitude), metadata: nil)
+    }
+
+    /// Every webhook attempt so far, oldest first (also `GET /_emulator/webhooks`).
+    public func webhookDeliveries() async -> [WebhookDelivery] { await engine.deliveryLog() }
+
+    /// Writes the state to `directory/state.json` (creating the directory).
+    /// - Throws: ``HyperTrackEmulatorError/Code/stateExport``.
+    public func exportState(to directory: String) async throws(HyperTrackEmulatorError) {
+        do {
+            let data = try await engine.exportState()
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try data.write(to: URL(fileURLWithPath: directory).appendingPathComponent("state.json"), options: .atomic)
+        } catch {
+            throw HyperTrackEmulatorError(.stateExport, "cannot write \(directory)/state.json: \(error)")
+        }
+        logger.info("emulator state exported", metadata: ["emulator.directory": "\(directory)"])
+    }
+
+    /// Replaces the state with `directory/state.json` written by ``exportState(to:)``.
+    /// Faults and the webhook log are not part of the state.
+    /// - Throws: ``HyperTrackEmulatorError/Code/stateImport``; the state is unchanged then.
+    public func importState(from directory: String) async throws(HyperTrackEmulatorError) {
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("state.json")
+        do {
+            try await engine.importState(try Data(contentsOf: path))
+        } catch let error as HyperTrackEmulatorError {
+            throw error
+        } catch {
+            throw HyperTrackEmulatorError(.stateImport, "cannot read \(path.path): \(error)")
+        }
+        logger.info("emulator state imported", metadata: ["emulator.directory": "\(directory)"])
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import HyperTrackEmulator
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// `hypertrack-emulator`: runs the emulator until SIGINT/SIGTERM, exporting its state on the way out if asked.
+@main
+struct HyperTrackEmulatorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hypertrack-emulator",
+        abstract: "A local, wire-compatible HyperTrack v3 API with simulated drivers and signed webhooks.")
+
+    @Option(help: "Address to listen on.") var host = "127.0.0.1"
+    @Option(help: "Port to listen on (0 picks a free one).") var port = 4010
+    @Option(help: "Account id (Basic auth user).") var accountID = "emulator-account"
+    @Option(help: "Secret key (Basic auth password; default webhook signing key).") var secretKey = "emulator-secret"
+    @Option(help: "Publishable key put in embed URLs.") var publishableKey = "emulator-publishable-key"
+    @Option(help: "Where webhooks are POSTed.") var webhookURL: String?
+    @Option(help: "HMAC-SHA256 key for x-hypertrack-signature (default: the secret key).") var webhookSecret: String?
+    @Option(help: "Driver speed in m/s.") var speed = 10.0
+    @Option(help: "Clock speed as a multiple of real time; 0 = manual clock (POST /_emulator/clock/advance only).")
+    var clockRate = 1.0
+    @Option(help: "Default destination radius in metres.") var arrivalRadius = 30.0
+    @Option(help: "Seed of ids, share URLs and fault draws.") var seed: UInt64 = 1
+    @Option(name: .customLong("export"), help: "Save the state to DIR/state.json on shutdown.") var exportDirectory: String?
+    @Option(name: .customLong("import"), help: "Load the state from DIR/state.json at start-up.") var importDirectory: String?
+    @Option(help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("unknown log level '\(logLevel)'")
+        }
+        guard clockRate >= 0 else { throw ValidationError("--clock-rate must be >= 0") }
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "hypertrack-emulator")
+        logger.logLevel = level
+
+        var configuration = HyperTrackEmulator.Configuration()
+        configuration.host = host
+        configuration.port = port
+        configuration.accountID = accountID
+        configuration.secretKey = secretKey
+        configuration.publishableKey = publishableKey
+        configuration.webhookURL = webhookURL
+        configuration.webhookSecret = webhookSecret
+        configuration.speed = speed
+        configuration.clock = clockRate == 0 ? .manual() : .scaled(rate: clockRate)
+        configuration.arrivalRadius = arrivalRadius
+        configuration.seed = seed
+        configuration.options.exportDirectory = exportDirectory
+        configuration.options.importDirectory = importDirectory
+
+        let emulator: HyperTrackEmulator
+        do {
+            emulator = try HyperTrackEmulator(configuration: configuration, logger: logger)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        let group = ServiceGroup(
+            services: [emulator], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            tasks.addTask {
+                let url = try await emulator.baseURL()
+                print("hypertrack-emulator listening on \(url) (account \(accountID))")
+            }
+            try await tasks.waitForAll()
+        }
+    }
+}
