@@ -77,6 +77,13 @@ struct ModelDecodingTests {
         #expect(again == trip)
     }
 
+    @Test func aCompletedTripMayHaveAnEmptyEstimate() throws {
+        let trip = try decode(Trip.self, #"{"trip_id": "t", "device_id": "d", "status": "completed", "estimate": {}}"#)
+        #expect(trip.estimate == Trip.Estimate())
+        let nullRoute = try decode(Trip.self, #"{"trip_id": "t", "device_id": "d", "estimate": {"route": null}}"#)
+        #expect(nullRoute.estimate?.distance == nil)
+    }
+
     @Test func openEnumsKeepUnknownValues() throws {
         let trip = try decode(Trip.self, #"{"trip_id": "t", "device_id": "d", "status": "paused_by_operator"}"#)
         #expect(trip.status.rawValue == "paused_by_operator")

@@ -4,8 +4,8 @@ import HyperTrackAPI
 /// What the behaviour tests need from a HyperTrack server: where it is, the account's credentials, and a way to
 /// make a device exist (devices are created by the SDK on phones, never through the REST API).
 ///
-/// The in-process fake conforms today. To run the same tests against the HyperTrack emulator, make a wrapper of
-/// it conform and add it to ``withEachServer(_:)``.
+/// Two servers conform: the in-process fake (hand-written JSON from the API notes) and the project's HyperTrack
+/// emulator (`local-emulator`), so the behaviour tests check the client against both.
 protocol ServerUnderTest: Sendable {
     /// A short name for test output.
     var name: String { get }
@@ -37,6 +37,9 @@ extension FakeHyperTrack: ServerUnderTest {
 func withEachServer(_ body: (any ServerUnderTest, HyperTrackClient) async throws -> Void) async throws {
     try await FakeHyperTrack.withServer { fake in
         try await body(fake, try await makeClient(for: fake))
+    }
+    try await EmulatorServer.withServer { emulator in
+        try await body(emulator, try await makeClient(for: emulator))
     }
 }
 
