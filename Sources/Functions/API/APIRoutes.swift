@@ -1,0 +1,149 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The `/v1` routes of the apps' API.
+struct APIRoutes: Sendable {
+    let store: APIStore
+    let configuration: Backend.Configuration
+
+    func register(public group: RouterGroup<APIRequestContext>, authenticated: RouterGroup<APIRequestContext>) {
+        group.post("riders") { request, context in
+            let body = try await RequestDecoding.decode(RegisterRiderBody.self, from: request, context: context)
+            let view = try await self.store.register(
+                role: .rider,
+                name: try Validate.text(body.name, field: "name", length: 1...200),
+                phone: try Validate.phone(body.phone, field: "phone"),
+                deviceID: nil,
+                car: nil
+            )
+            return EditedResponse(status: .created, response: view)
+        }
+        group.post("drivers") { request, context in
+            let body = try await RequestDecoding.decode(RegisterDriverBody.self, from: request, context: context)
+            let view = try await self.store.register(
+                role: .driver,
+                name: try Validate.text(body.name, field: "name", length: 1...200),
+                phone: try Validate.phone(body.phone, field: "phone"),
+                deviceID: try Validate.text(body.deviceID, field: "device_id", length: 1...200),
+                car: CarView(
+                    model: try Validate.text(body.car.model, field: "car.model", length: 1...100),
+                    plate: try Validate.text(body.car.plate, field: "car.plate", length: 1...20)
+                )
+            )
+            return EditedResponse(status: .created, response: view)
+        }
+
+        authenticated.get("me") { _, context in
+            let caller = try context.requireCaller()
+            guard let user = try await self.store.user(id: caller.id) else { throw APIProblem.unauthorized }
+            return user
+        }
+        authenticated.post("orders") { request, context in
+            let caller = try context.requireCaller()
+            guard caller.role == .rider else { throw APIProblem.forbidden("only riders book rides") }
+            let body = try await RequestDecoding.decode(BookOrderBody.self, from: request, context: context)
+            let order = try await self.store.book(
+                riderID: caller.id,
+                pickup: try body.pickup.validated(field: "pickup"),
+                dropoff: try body.dropoff.validated(field: "dropoff")
+            )
+            return EditedResponse(status: .created, response: order)
+        }
+        authenticated.get("orders") { request, context in
+            let caller = try context.requireCaller()
+            let query = request.uri.queryParameters
+            var limit = 20
+            if let text = query["limit"] {
+                guard let value = Int(text), (1...self.configuration.maximumPageSize).contains(value) else {
+                    throw APIProblem.validation("limit", "must be 1 to \(self.configuration.maximumPageSize)")
+                }
+                limit = value
+            }
+            let cursor = try query["cursor"].map { try OrderCursor(parsing: String($0)) }
+            return try await self.store.orders(of: caller, limit: limit, after: cursor)
+        }
+        authenticated.get("orders/:id") { _, context in
+            let caller = try context.requireCaller()
+            let id = try Self.orderID(context)
+            guard let order = try await self.store.order(id: id, caller: caller) else {
+                throw APIProblem.notFound("order \(id) does not exist")
+            }
+            return order
+        }
+        self.registerDriverRoutes(authenticated)
+    }
+
+    private func registerDriverRoutes(_ group: RouterGroup<APIRequestContext>) {
+        group.get("drivers/nearby") { request, context in
+            _ = try context.requireCaller()
+            let query = request.uri.queryParameters
+            let lat = try Self.number(query["lat"], field: "lat")
+            let lng = try Self.number(query["lng"], field: "lng")
+            try Validate.latitude(lat, field: "lat")
+            try Validate.longitude(lng, field: "lng")
+            let radius = try query["radius"].map { try Self.number($0, field: "radius") } ?? 2000
+            guard (1...50_000).contains(radius) else {
+                throw APIProblem.validation("radius", "must be 1 to 50000 metres")
+            }
+            return NearbyDriverList(
+                drivers: try await self.store.nearbyDrivers(latitude: lat, longitude: lng, radius: radius, limit: 20)
+            )
+        }
+        group.put("drivers/me/availability") { request, context in
+            let driver = try Self.requireDriver(context)
+            let body = try await RequestDecoding.decode(AvailabilityBody.self, from: request, context: context)
+            try await self.store.setAvailability(driverID: driver.id, available: body.available)
+            return AvailabilityView(available: body.available)
+        }
+        group.get("offers") { _, context in
+            let driver = try Self.requireDriver(context)
+            return OfferList(offers: try await self.store.offers(driverID: driver.id))
+        }
+        group.post("orders/:id/accept") { _, context in
+            try await self.store.accept(orderID: try Self.orderID(context), driver: try Self.requireDriver(context))
+        }
+        group.post("orders/:id/start") { _, context in
+            try await self.store.advance(
+                orderID: try Self.orderID(context),
+                driver: try Self.requireDriver(context),
+                from: .reachedPickup,
+                to: .startedRide
+            )
+        }
+        group.post("orders/:id/complete") { _, context in
+            try await self.store.advance(
+                orderID: try Self.orderID(context),
+                driver: try Self.requireDriver(context),
+                from: .reachedDropoff,
+                to: .completed
+            )
+        }
+        group.post("orders/:id/cancel") { request, context in
+            let caller = try context.requireCaller()
+            let id = try Self.orderID(context)
+            let body = try await RequestDecoding.decode(CancelBody.self, from: request, context: context)
+            let reason = try Validate.text(body.reason, field: "reason", length: 1...500)
+            return try await self.store.cancel(orderID: id, caller: caller, reason: reason)
+        }
+    }
+
+    static func requireDriver(_ context: APIRequestContext) throws -> Caller {
+        let caller = try context.requireCaller()
+        guard caller.role == .driver else { throw APIProblem.forbidden("only drivers can do this") }
+        return caller
+    }
+
+    static func orderID(_ context: APIRequestContext) throws -> UUID {
+        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else {
+            throw APIProblem.notFound("order \(context.parameters.get("id") ?? "") does not exist")
+        }
+        return id
+    }
+
+    static func number(_ text: Substring?, field: String) throws -> Double {
+        guard let text else { throw APIProblem.validation(field, "is required") }
+        guard let value = Double(text), value.isFinite else { throw APIProblem.validation(field, "must be a number") }
+        return value
+    }
+}

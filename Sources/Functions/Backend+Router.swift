@@ -1,0 +1,36 @@
+import Hummingbird
+import Logging
+import PostgresNIO
+import TriggerRuntime
+
+extension Backend {
+    /// The HTTP API: `/v1` for the apps (bearer auth), `POST /v1/hypertrack/webhooks`, `/healthz` and `/readyz`.
+    /// Every error is a JSON problem body `{status, title, detail}`.
+    ///
+    /// ```swift
+    /// let router = backend.makeRouter(client: client, logger: logger,
+    ///                                 requiredMigrations: TriggerRuntime.migrations + backend.migrations)
+    /// let app = Application(router: router, configuration: .init(address: .hostname("0.0.0.0", port: 8080)))
+    /// let group = ServiceGroup(services: [client, runtime, app], gracefulShutdownSignals: [.sigterm], logger: logger)
+    /// ```
+    /// - Parameters:
+    ///   - client: The database (run it in the same `ServiceGroup`, before the application).
+    ///   - logger: Logs server errors (never tokens or secrets).
+    ///   - requiredMigrations: What `/readyz` requires to be applied; defaults to the backend's own migrations.
+    /// - Returns: A router for `Application(router:configuration:)`.
+    public func makeRouter(
+        client: PostgresClient,
+        logger: Logger,
+        requiredMigrations: [Migration]? = nil
+    ) -> Router<APIRequestContext> {
+        let store = APIStore(client: client, logger: logger)
+        let router = Router(context: APIRequestContext.self)
+        router.add(middleware: ProblemMiddleware())
+        HealthRoutes(client: client, migrations: requiredMigrations ?? self.migrations, logger: logger).register(router)
+        let v1 = router.group("v1")
+        WebhookRoutes(store: store, configuration: self.configuration.webhook, logger: logger).register(v1)
+        let authenticated = v1.group().add(middleware: BearerAuthMiddleware(store: store))
+        APIRoutes(store: store, configuration: self.configuration).register(public: v1, authenticated: authenticated)
+        return router
+    }
+}

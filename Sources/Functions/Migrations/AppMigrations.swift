@@ -1,0 +1,17 @@
+import TriggerRuntime
+
+/// The domain schema, migration group `app`, in the order it is applied.
+enum AppMigrations {
+    /// The migration group of the domain tables.
+    static let group = "app"
+
+    /// Every domain migration, oldest first.
+    static let all: [Migration] = [
+        M0001Extensions.migration,
+        M0002Users.migration,
+        M0003Orders.migration,
+        M0004Legs.migration,
+        M0005WebhookInbox.migration,
+        M0006DriverPositions.migration,
+    ]
+}

@@ -1,0 +1,69 @@
+import Foundation
+import HyperTrackAPI
+import Logging
+
+/// Creates the trip of an order leg at most once, across retries and crashes (design: "Idempotent effects").
+///
+/// 1. A recorded leg wins. 2. Otherwise an active trip of the device whose metadata is `{order_id, leg}` of this leg
+/// is adopted (a previous attempt created it but never committed). 3. Otherwise the trip is created. The leg is
+/// recorded in the caller's transaction.
+struct TripLegs: Sendable {
+    let tracking: any TripTracking
+    let destinationRadius: Int
+
+    enum Outcome: Equatable {
+        case recorded
+        case adopted
+        case created
+    }
+
+    /// The metadata that identifies a leg's trip.
+    static func metadata(orderID: UUID, kind: LegKind) -> [String: JSONValue] {
+        ["order_id": .string(orderID.uuidString.lowercased()), "leg": .string(kind.rawValue)]
+    }
+
+    /// Whether `trip` was made for this leg.
+    static func matches(_ trip: Trip, orderID: UUID, kind: LegKind) -> Bool {
+        guard let metadata = trip.metadata,
+            let order = metadata["order_id"]?.stringValue, let leg = metadata["leg"]?.stringValue
+        else { return false }
+        return order.lowercased() == orderID.uuidString.lowercased() && leg == kind.rawValue
+    }
+
+    @discardableResult
+    func ensureTrip(
+        orderID: UUID,
+        kind: LegKind,
+        deviceID: String,
+        destination: OrderRow.Place,
+        store: any RideStore,
+        logger: Logger
+    ) async throws -> Outcome {
+        if try await store.leg(orderID: orderID, kind: kind) != nil {
+            logger.debug("leg already has a recorded trip", metadata: ["leg": "\(kind.rawValue)"])
+            return .recorded
+        }
+        let trip: Trip
+        let outcome: Outcome
+        let active = try await self.tracking.activeTrips(deviceID: deviceID)
+        if let existing = active.first(where: { Self.matches($0, orderID: orderID, kind: kind) }) {
+            trip = existing
+            outcome = .adopted
+        } else {
+            trip = try await self.tracking.createTrip(
+                CreateTripRequest(
+                    deviceID: deviceID,
+                    destination: .init(point: destination.coordinate, radius: self.destinationRadius),
+                    metadata: Self.metadata(orderID: orderID, kind: kind)
+                )
+            )
+            outcome = .created
+        }
+        _ = try await store.recordLeg(NewLeg(orderID: orderID, kind: kind, trip: trip))
+        logger.info(
+            "recorded leg trip",
+            metadata: ["leg": "\(kind.rawValue)", "hypertrack.trip_id": "\(trip.tripID)", "outcome": "\(outcome)"]
+        )
+        return outcome
+    }
+}

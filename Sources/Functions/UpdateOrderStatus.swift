@@ -1,0 +1,91 @@
+import Foundation
+import HyperTrackAPI
+import Logging
+import TriggerRuntime
+
+/// `updateOrderStatus`: reacts to an order's status transitions, as the reference backend does.
+///
+/// - `NEW → ACCEPTED`: creates (idempotently) the pickup trip, records the leg, moves to `PICKING_UP`.
+/// - `REACHED_PICKUP → STARTED_RIDE`: marks the pickup trip for completion, creates the dropoff trip, moves to
+///   `DROPPING_OFF`.
+/// - `→ COMPLETED`, `→ CANCELLED`: marks every active trip of the order for completion (`completeTrip` completes
+///   them). A cancelled order releases its driver: a driver is busy exactly while an order of theirs is active.
+///
+/// A transition the order has already left (say, cancelled before its pickup trip was created) creates nothing.
+public struct UpdateOrderStatus: TriggerFunction {
+    /// The persisted name.
+    public static let name: FunctionName = "updateOrderStatus"
+    /// Fires when an order's `status` changes.
+    public var trigger: Trigger { .update("orders", columns: ["status"]) }
+
+    private let legs: TripLegs
+    private let stores: RideStoreFactory
+
+    /// Creates the function.
+    /// - Parameters:
+    ///   - tracking: HyperTrack.
+    ///   - stores: Where the function's store comes from (`.postgres` in production).
+    ///   - destinationRadius: The trips' arrival radius in metres (the reference uses 100).
+    public init(tracking: some TripTracking, stores: RideStoreFactory, destinationRadius: Int = 100) {
+        self.legs = TripLegs(tracking: tracking, destinationRadius: destinationRadius)
+        self.stores = stores
+    }
+
+    public func handle(_ change: Change<OrderRow>, context: FunctionContext) async throws {
+        guard let before = change.before, let after = change.after else {
+            throw FunctionsError.malformedRow("\(Self.name) needs the order before and after the update")
+        }
+        let store = try self.stores.store(for: context)
+        var logger = context.logger
+        logger[metadataKey: "order_id"] = "\(after.id)"
+        switch (before.status, after.status) {
+        case (.new, .accepted):
+            guard try await store.order(id: after.id)?.status == .accepted else {
+                logger.info("order left ACCEPTED before its pickup trip was created; nothing to do")
+                return
+            }
+            try await self.legs.ensureTrip(
+                orderID: after.id,
+                kind: .pickup,
+                deviceID: try await self.deviceID(of: after, store: store),
+                destination: after.pickup,
+                store: store,
+                logger: logger
+            )
+            _ = try await store.moveOrder(id: after.id, from: .accepted, to: .pickingUp)
+        case (.reachedPickup, .startedRide):
+            guard try await store.order(id: after.id)?.status == .startedRide else {
+                logger.info("order left STARTED_RIDE before its dropoff trip was created; nothing to do")
+                return
+            }
+            _ = try await store.markLegsForCompletion(orderID: after.id, kinds: [.pickup])
+            try await self.legs.ensureTrip(
+                orderID: after.id,
+                kind: .dropoff,
+                deviceID: try await self.deviceID(of: after, store: store),
+                destination: after.dropoff,
+                store: store,
+                logger: logger
+            )
+            _ = try await store.moveOrder(id: after.id, from: .startedRide, to: .droppingOff)
+        case (_, .completed), (_, .cancelled):
+            let marked = try await store.markLegsForCompletion(orderID: after.id, kinds: Set(LegKind.allCases))
+            logger.info(
+                "order finished; active trips marked for completion",
+                metadata: ["status": "\(after.status.rawValue)", "legs": "\(marked)"]
+            )
+        default:
+            logger.debug(
+                "transition needs no action",
+                metadata: ["from": "\(before.status.rawValue)", "to": "\(after.status.rawValue)"]
+            )
+        }
+    }
+
+    private func deviceID(of order: OrderRow, store: any RideStore) async throws -> String {
+        guard let driverID = order.driverID, let deviceID = try await store.deviceID(ofDriver: driverID) else {
+            throw FunctionsError.driverWithoutDevice(order.driverID, order: order.id)
+        }
+        return deviceID
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Functions
+import HyperTrackAPI
+
+extension InMemoryRideStore {
+    public func order(id: UUID) async throws -> OrderRow? { self.state.orders[id] }
+
+    /// Actor isolation already serialises every call, so this is `order(id:)`.
+    public func lockOrder(id: UUID) async throws -> OrderRow? { self.state.orders[id] }
+
+    public func deviceID(ofDriver driverID: UUID) async throws -> String? { self.state.drivers[driverID]?.deviceID }
+
+    public func leg(orderID: UUID, kind: LegKind) async throws -> LegRecord? {
+        self.state.legs.first { $0.record.orderID == orderID && $0.record.kind == kind }?.record
+    }
+
+    public func leg(tripID: String) async throws -> LegRecord? {
+        self.state.legs.first { $0.record.tripID == tripID }?.record
+    }
+
+    public func legs(orderID: UUID) async throws -> [LegRecord] {
+        self.state.legs.filter { $0.record.orderID == orderID }.map(\.record)
+    }
+
+    public func recordLeg(_ leg: NewLeg) async throws -> Bool {
+        try self.check(.recordLeg)
+        guard
+            !self.state.legs.contains(where: {
+                ($0.record.orderID == leg.orderID && $0.record.kind == leg.kind) || $0.record.tripID == leg.trip.tripID
+            })
+        else { return false }
+        let record = LegRecord(
+            id: UUID(),
+            orderID: leg.orderID,
+            kind: leg.kind,
+            deviceID: leg.trip.deviceID,
+            tripID: leg.trip.tripID,
+            status: .active
+        )
+        self.state.legs.append(StoredLeg(record: record, trip: leg.trip, arrivedAt: nil))
+        return true
+    }
+
+    public func moveOrder(id: UUID, from: OrderStatus, to: OrderStatus) async throws -> Bool {
+        try self.check(.moveOrder)
+        guard from.canMove(to: to) else { throw InMemoryRideStoreError.illegalTransition(from: from, to: to) }
+        guard self.state.orders[id]?.status == from else { return false }
+        self.state.orders[id]?.status = to
+        return true
+    }
+
+    public func markLegsForCompletion(orderID: UUID, kinds: Set<LegKind>) async throws -> Int {
+        try self.check(.markLegsForCompletion)
+        var marked = 0
+        for index in self.state.legs.indices
+        where self.state.legs[index].record.orderID == orderID && kinds.contains(self.state.legs[index].record.kind)
+            && self.state.legs[index].record.status == .active
+        {
+            self.state.legs[index].record.status = .completing
+            marked += 1
+        }
+        return marked
+    }
+
+    public func markLegCompleted(id: UUID) async throws -> Bool {
+        try self.check(.markLegCompleted)
+        guard let index = self.state.legs.firstIndex(where: { $0.record.id == id }),
+            self.state.legs[index].record.status == .completing
+        else { return false }
+        self.state.legs[index].record.status = .completed
+        return true
+    }
+
+    public func recordArrival(legID: UUID, at date: Date) async throws {
+        try self.check(.recordArrival)
+        guard let index = self.state.legs.firstIndex(where: { $0.record.id == legID }) else { return }
+        if self.state.legs[index].arrivedAt == nil { self.state.legs[index].arrivedAt = date }
+    }
+
+    public func recordLegSummary(legID: UUID, summary: LegSummary) async throws {
+        try self.check(.recordLegSummary)
+        guard let index = self.state.legs.firstIndex(where: { $0.record.id == legID }) else { return }
+        self.state.legs[index].record.summary = summary
+        self.state.legs[index].record.status = .completed
+    }
+
+    public func setOrderSummary(orderID: UUID, summary: OrderSummary) async throws {
+        try self.check(.setOrderSummary)
+        guard self.state.orders[orderID] != nil else { return }
+        self.state.summaries[orderID] = summary
+    }
+
+    public func updateDriverPosition(
+        deviceID: String,
+        latitude: Double,
+        longitude: Double,
+        recordedAt: Date
+    ) async throws -> Bool {
+        try self.check(.updateDriverPosition)
+        guard let driver = self.state.drivers.values.first(where: { $0.deviceID == deviceID }) else { return false }
+        if let current = driver.position, current.recordedAt >= recordedAt { return false }
+        self.state.drivers[driver.id]?.position = Position(
+            latitude: latitude,
+            longitude: longitude,
+            recordedAt: recordedAt
+        )
+        return true
+    }
+
+    public func nearestAvailableDrivers(near point: Coordinate, radius: Double, limit: Int) async throws -> [UUID] {
+        let candidates = self.state.drivers.values.compactMap { driver -> (UUID, Double)? in
+            guard self.isAvailable(driver), let position = driver.position else { return nil }
+            let distance = Self.distance(point, Coordinate(latitude: position.latitude, longitude: position.longitude))
+            return distance <= radius ? (driver.id, distance) : nil
+        }
+        return candidates.sorted { ($0.1, $0.0.uuidString) < ($1.1, $1.0.uuidString) }.prefix(limit).map(\.0)
+    }
+
+    public func availableDrivers(deviceIDs: [String]) async throws -> [String: UUID] {
+        var result: [String: UUID] = [:]
+        for driver in self.state.drivers.values where deviceIDs.contains(driver.deviceID) && self.isAvailable(driver) {
+            result[driver.deviceID] = driver.id
+        }
+        return result
+    }
+
+    public func recordOffers(orderID: UUID, driverIDs: [UUID]) async throws {
+        try self.check(.recordOffers)
+        var offers = self.state.offers[orderID] ?? []
+        for driver in driverIDs where !offers.contains(driver) { offers.append(driver) }
+        self.state.offers[orderID] = offers
+    }
+
+    public func setWebhookOutcome(eventID: Int64, outcome: String) async throws {
+        try self.check(.setWebhookOutcome)
+        self.state.outcomes[eventID] = outcome
+    }
+
+    private func isAvailable(_ driver: Driver) -> Bool {
+        driver.available
+            && !self.state.orders.values.contains {
+                $0.driverID == driver.id && ![.new, .completed, .cancelled].contains($0.status)
+            }
+    }
+
+    /// Great-circle distance in metres on the sphere `earthdistance` uses (radius 6378168 m).
+    static func distance(_ a: Coordinate, _ b: Coordinate) -> Double {
+        let radians = Double.pi / 180
+        let dLat = (b.latitude - a.latitude) * radians
+        let dLng = (b.longitude - a.longitude) * radians
+        let h =
+            sin(dLat / 2) * sin(dLat / 2) + cos(a.latitude * radians) * cos(b.latitude * radians) * sin(dLng / 2)
+            * sin(dLng / 2)
+        return 2 * 6_378_168 * asin(min(1, sqrt(h)))
+    }
+}

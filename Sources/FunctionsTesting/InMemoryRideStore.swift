@@ -1,0 +1,112 @@
+import Foundation
+import Functions
+import HyperTrackAPI
+import TriggerRuntime
+
+/// The in-memory twin of `PostgresRideStore`, with the same rules: legal transitions only, one leg per order and
+/// kind, conditional moves, newer positions only, drivers busy while an order of theirs is active.
+///
+/// `run(_:_:context:)` gives an invocation the database's atomicity: if the function throws, every write it made
+/// is rolled back, as its transaction would be. `fail(_:)` makes a store call throw, to model a crash between a
+/// HyperTrack call and the commit.
+///
+/// ```swift
+/// let store = InMemoryRideStore()
+/// await store.addDriver(id: driver, deviceID: "D1")
+/// await store.addOrder(order)
+/// try await store.run(UpdateOrderStatus(tracking: fake, stores: store.factory), change, context: .testing())
+/// ```
+public actor InMemoryRideStore: RideStore {
+    /// A store call that can be made to fail.
+    public enum Operation: String, Sendable, Hashable, CaseIterable {
+        case recordLeg, moveOrder, markLegsForCompletion, markLegCompleted, recordArrival, recordLegSummary
+        case setOrderSummary, updateDriverPosition, recordOffers, setWebhookOutcome
+    }
+
+    /// A driver as the store knows them.
+    public struct Driver: Sendable, Hashable {
+        /// The driver's id.
+        public var id: UUID
+        /// Their HyperTrack device.
+        public var deviceID: String
+        /// Whether they take orders.
+        public var available: Bool
+        /// Their last known position and when it was recorded.
+        public var position: Position?
+    }
+
+    /// A recorded position.
+    public struct Position: Sendable, Hashable {
+        /// Degrees north.
+        public var latitude: Double
+        /// Degrees east.
+        public var longitude: Double
+        /// When the device recorded it.
+        public var recordedAt: Date
+    }
+
+    /// A leg with everything the store records about it.
+    public struct StoredLeg: Sendable, Hashable {
+        /// The leg as functions see it.
+        public var record: LegRecord
+        /// The trip it was recorded from.
+        public var trip: Trip
+        /// The first arrival at its destination.
+        public var arrivedAt: Date?
+    }
+
+    struct State: Sendable {
+        var orders: [UUID: OrderRow] = [:]
+        var summaries: [UUID: OrderSummary] = [:]
+        var drivers: [UUID: Driver] = [:]
+        var legs: [StoredLeg] = []
+        var offers: [UUID: [UUID]] = [:]
+        var outcomes: [Int64: String] = [:]
+        var failures: [Operation: Int] = [:]
+    }
+
+    var state = State()
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// A factory that hands this store to every invocation.
+    public nonisolated var factory: RideStoreFactory { RideStoreFactory { _ in self } }
+
+    /// Runs one invocation of `function` with transaction semantics: all its writes, or none if it throws.
+    /// - Parameters:
+    ///   - function: The function.
+    ///   - change: The change it handles.
+    ///   - context: The invocation's context.
+    public func run<F: TriggerFunction>(_ function: F, _ change: Change<F.Row>, context: FunctionContext) async throws {
+        let snapshot = self.state
+        do {
+            try await function.handle(change, context: context)
+        } catch {
+            let failures = self.state.failures
+            self.state = snapshot
+            self.state.failures = failures
+            throw error
+        }
+    }
+
+    /// Makes the next `times` calls of `operation` throw `InMemoryRideStoreError.scripted` before any effect.
+    public func fail(_ operation: Operation, times: Int = 1) {
+        self.state.failures[operation, default: 0] += times
+    }
+
+    func check(_ operation: Operation) throws {
+        if let remaining = self.state.failures[operation], remaining > 0 {
+            self.state.failures[operation] = remaining - 1
+            throw InMemoryRideStoreError.scripted(operation)
+        }
+    }
+}
+
+/// Failures of `InMemoryRideStore`.
+public enum InMemoryRideStoreError: Error, Sendable, Hashable {
+    /// A failure scripted with `fail(_:times:)`.
+    case scripted(InMemoryRideStore.Operation)
+    /// A transition the state machine forbids (the database says `illegal order transition A -> B`).
+    case illegalTransition(from: OrderStatus, to: OrderStatus)
+}

@@ -1,0 +1,273 @@
+import Foundation
+import Functions
+import FunctionsTesting
+import HyperTrackAPI
+import Testing
+import TriggerRuntime
+
+@Suite("onTripWebhook")
+struct OnTripWebhookTests {
+    static let tariff = Tariff(currency: "EUR", base: 250, perKilometre: 120, perMinute: 30, minimum: 500)
+
+    func function(_ world: World) -> OnTripWebhook {
+        OnTripWebhook(tracking: world.tracking, stores: world.store.factory, tariff: Self.tariff)
+    }
+
+    func deliver(_ world: World, _ event: WebhookEventRow) async throws {
+        try await world.store.run(self.function(world), makeCreateChange(event), context: .testing(eventID: event.id))
+    }
+
+    func tripEvent(_ id: Int64, _ value: String, trip: String, summary: LegSummary? = nil) -> WebhookEventRow {
+        WebhookEventRow(
+            id: id,
+            messageID: "m-\(id)",
+            eventIndex: 0,
+            type: "trip",
+            value: value,
+            deviceID: "DEVICE-1",
+            tripID: trip,
+            recordedAt: Date(timeIntervalSince1970: 1_800_000_000 + Double(id)),
+            summary: summary
+        )
+    }
+
+    @Test("destination_arrival of the pickup trip moves PICKING_UP → REACHED_PICKUP and records the arrival")
+    func pickupArrival() async throws {
+        let world = World()
+        await world.stage(.pickingUp)
+        await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip())
+        try await self.deliver(world, self.tripEvent(1, "destination_arrival", trip: "T-1"))
+        #expect(await world.status() == .reachedPickup)
+        #expect(await world.leg(.pickup)?.arrivedAt == Date(timeIntervalSince1970: 1_800_000_001))
+        #expect(await world.store.webhookOutcome(eventID: 1) == "applied: PICKING_UP -> REACHED_PICKUP")
+    }
+
+    @Test("destination_arrival of the dropoff trip moves DROPPING_OFF → REACHED_DROPOFF")
+    func dropoffArrival() async throws {
+        let world = World()
+        await world.stage(.droppingOff)
+        await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip(), status: .completed)
+        await world.store.addLeg(orderID: world.orderID, kind: .dropoff, trip: world.trip(id: "T-2", leg: .dropoff))
+        try await self.deliver(world, self.tripEvent(1, "destination_arrival", trip: "T-2"))
+        #expect(await world.status() == .reachedDropoff)
+    }
+
+    @Test("a repeated arrival changes nothing and keeps the first arrival time")
+    func repeatedArrival() async throws {
+        let world = World()
+        await world.stage(.pickingUp)
+        await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip())
+        try await self.deliver(world, self.tripEvent(1, "destination_arrival", trip: "T-1"))
+        try await self.deliver(world, self.tripEvent(2, "destination_arrival", trip: "T-1"))
+        #expect(await world.status() == .reachedPickup)
+        #expect(await world.leg(.pickup)?.arrivedAt == Date(timeIntervalSince1970: 1_800_000_001))
+        #expect(await world.store.webhookOutcome(eventID: 2) == "ignored: order is REACHED_PICKUP, not PICKING_UP")
+    }
+
+    @Test("a late pickup arrival during the ride never moves the order (backwards or to REACHED_DROPOFF)")
+    func lateArrival() async throws {
+        let world = World()
+        await world.stage(.droppingOff)
+        await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip(), status: .completed)
+        await world.store.addLeg(orderID: world.orderID, kind: .dropoff, trip: world.trip(id: "T-2", leg: .dropoff))
+        try await self.deliver(world, self.tripEvent(1, "destination_arrival", trip: "T-1"))
+        #expect(await world.status() == .droppingOff)
+    }
+
+    @Test(
+        "an arrival after the order was completed or cancelled is ignored",
+        arguments: [
+            OrderStatus.completed, .cancelled,
+        ]
+    )
+    func arrivalAfterEnd(status: OrderStatus) async throws {
+        let world = World()
+        await world.stage(status)
+        await world.store.addLeg(orderID: world.orderID, kind: .dropoff, trip: world.trip(id: "T-2", leg: .dropoff))
+        try await self.deliver(world, self.tripEvent(1, "destination_arrival", trip: "T-2"))
+        #expect(await world.status() == status)
+    }
+
+    @Test("events for unknown trips are recorded as ignored", arguments: ["destination_arrival", "completed"])
+    func unknownTrip(value: String) async throws {
+        let world = World()
+        await world.stage(.pickingUp)
+        try await self.deliver(world, self.tripEvent(7, value, trip: "NOT-OURS"))
+        #expect(await world.store.webhookOutcome(eventID: 7) == "ignored: unknown trip")
+        #expect(await world.status() == .pickingUp)
+        #expect(world.tracking.calls.isEmpty)
+    }
+
+    @Test(
+        "completed stores the leg's summary; the dropoff summary of a COMPLETED order sets the order summary and fare"
+    )
+    func summaryAndFare() async throws {
+        let world = World()
+        await world.stage(.completed)
+        await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip(), status: .completed)
+        await world.store.addLeg(
+            orderID: world.orderID,
+            kind: .dropoff,
+            trip: world.trip(id: "T-2", leg: .dropoff),
+            status: .completing
+        )
+        let pickup = LegSummary(distance: 1500, duration: 300, route: [[13.40, 52.52], [13.41, 52.52]])
+        let dropoff = LegSummary(distance: 4200, duration: 900)
+        try await self.deliver(world, self.tripEvent(1, "completed", trip: "T-1", summary: pickup))
+        #expect(await world.store.summary(ofOrder: world.orderID) == nil, "no fare before the ride's summary")
+        try await self.deliver(world, self.tripEvent(2, "completed", trip: "T-2", summary: dropoff))
+
+        #expect(await world.leg(.pickup)?.record.summary == pickup)
+        #expect(await world.leg(.dropoff)?.record.status == .completed)
+        let summary = try #require(await world.store.summary(ofOrder: world.orderID))
+        #expect(summary.pickup == .init(distance: 1500, duration: 300))
+        #expect(summary.dropoff == .init(distance: 4200, duration: 900))
+        #expect(summary.totalDistance == 5700)
+        #expect(summary.totalDuration == 1200)
+        // 250 + 120 × 4.2 + 30 × 15 = 250 + 504 + 450
+        #expect(summary.fare == .init(amount: 1204, currency: "EUR"))
+    }
+
+    @Test("a pickup summary arriving after the dropoff's completes the order summary; the fare is unchanged")
+    func outOfOrderSummaries() async throws {
+        let world = World()
+        await world.stage(.completed)
+        await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip(), status: .completed)
+        await world.store.addLeg(orderID: world.orderID, kind: .dropoff, trip: world.trip(id: "T-2", leg: .dropoff))
+        try await self.deliver(
+            world,
+            self.tripEvent(1, "completed", trip: "T-2", summary: .init(distance: 100, duration: 60))
+        )
+        let first = try #require(await world.store.summary(ofOrder: world.orderID))
+        #expect(first.pickup == nil)
+        #expect(first.fare.amount == 500, "the minimum fare")
+        try await self.deliver(
+            world,
+            self.tripEvent(2, "completed", trip: "T-1", summary: .init(distance: 900, duration: 120))
+        )
+        let second = try #require(await world.store.summary(ofOrder: world.orderID))
+        #expect(second.pickup == .init(distance: 900, duration: 120))
+        #expect(second.totalDistance == 1000)
+        #expect(second.fare == first.fare)
+    }
+
+    @Test("a cancelled order's legs get summaries but the order gets no fare")
+    func cancelledNoFare() async throws {
+        let world = World()
+        await world.stage(.cancelled)
+        await world.store.addLeg(orderID: world.orderID, kind: .dropoff, trip: world.trip(id: "T-2", leg: .dropoff))
+        try await self.deliver(
+            world,
+            self.tripEvent(1, "completed", trip: "T-2", summary: .init(distance: 100, duration: 60))
+        )
+        #expect(await world.leg(.dropoff)?.record.summary != nil)
+        #expect(await world.store.summary(ofOrder: world.orderID) == nil)
+    }
+
+    @Test("a completed event without a summary reads the trip from HyperTrack")
+    func summaryFetched() async throws {
+        let world = World()
+        await world.stage(.completed)
+        var trip = world.trip(id: "T-2", leg: .dropoff)
+        trip.status = .completed
+        trip.summary = TripSummary(distance: 2000, duration: 600)
+        world.tracking.seed(trip)
+        await world.store.addLeg(orderID: world.orderID, kind: .dropoff, trip: trip)
+        try await self.deliver(world, self.tripEvent(1, "completed", trip: "T-2"))
+        #expect(world.tracking.calls == [.trip(id: "T-2")])
+        #expect(await world.store.summary(ofOrder: world.orderID)?.dropoff == .init(distance: 2000, duration: 600))
+    }
+
+    @Test("HyperTrack failing to return the summary throws; nothing is written")
+    func summaryFetchFails() async throws {
+        let world = World()
+        await world.stage(.completed)
+        world.tracking.seed(world.trip(id: "T-2", leg: .dropoff))
+        await world.store.addLeg(orderID: world.orderID, kind: .dropoff, trip: world.trip(id: "T-2", leg: .dropoff))
+        world.tracking.fail(.trip)
+        await #expect(throws: FakeTripTrackingError.scripted) {
+            try await self.deliver(world, self.tripEvent(1, "completed", trip: "T-2"))
+        }
+        #expect(await world.store.webhookOutcome(eventID: 1) == nil)
+    }
+
+    @Test("a completed trip whose summary is not ready yet is recorded as such")
+    func summaryNotReady() async throws {
+        let world = World()
+        await world.stage(.completed)
+        world.tracking.seed(world.trip(id: "T-2", leg: .dropoff))
+        await world.store.addLeg(orderID: world.orderID, kind: .dropoff, trip: world.trip(id: "T-2", leg: .dropoff))
+        try await self.deliver(world, self.tripEvent(1, "completed", trip: "T-2"))
+        #expect(await world.store.webhookOutcome(eventID: 1) == "ignored: completed trip has no summary yet")
+    }
+
+    func location(_ id: Int64, device: String = "DEVICE-1", at seconds: Double) -> WebhookEventRow {
+        WebhookEventRow(
+            id: id,
+            messageID: "m-\(id)",
+            eventIndex: 0,
+            type: "location",
+            deviceID: device,
+            latitude: 52.5 + Double(id) / 1000,
+            longitude: 13.4,
+            recordedAt: Date(timeIntervalSince1970: seconds)
+        )
+    }
+
+    @Test("location events move the driver; an older one arriving late does not")
+    func locations() async throws {
+        let world = World()
+        await world.stage(.new, driver: false)
+        try await self.deliver(world, self.location(2, at: 1_900_000_002))
+        try await self.deliver(world, self.location(1, at: 1_900_000_001))
+        let position = try #require(await world.store.driver(id: world.driverID)?.position)
+        #expect(position.latitude == 52.502)
+        #expect(position.recordedAt == Date(timeIntervalSince1970: 1_900_000_002))
+        #expect(await world.store.webhookOutcome(eventID: 2) == "applied: position")
+        #expect(
+            await world.store.webhookOutcome(eventID: 1) == "ignored: unknown device or a newer position is recorded"
+        )
+    }
+
+    @Test("location events of unknown devices or without a position are ignored")
+    func badLocations() async throws {
+        let world = World()
+        await world.stage(.new, driver: false)
+        try await self.deliver(world, self.location(1, device: "STRANGER", at: 1_900_000_000))
+        var event = self.location(2, at: 1_900_000_000)
+        event.latitude = nil
+        try await self.deliver(world, event)
+        #expect(
+            await world.store.webhookOutcome(eventID: 1) == "ignored: unknown device or a newer position is recorded"
+        )
+        #expect(await world.store.webhookOutcome(eventID: 2) == "ignored: location without device, position or time")
+    }
+
+    @Test(
+        "events we do not handle are recorded as ignored",
+        arguments: [
+            ("device_status", "active"), ("battery", "low"), ("trip", "geofence_enter"), ("trip", "created"),
+        ]
+    )
+    func unhandled(type: String, value: String) async throws {
+        let world = World()
+        let event = WebhookEventRow(id: 3, messageID: "m", eventIndex: 0, type: type, value: value)
+        try await self.deliver(world, event)
+        #expect(await world.store.webhookOutcome(eventID: 3) == "ignored: \(type)/\(value) is not handled")
+    }
+
+    @Test("a store failure rolls the whole event back; the retry applies it once")
+    func retryAfterFailure() async throws {
+        let world = World()
+        await world.stage(.pickingUp)
+        await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip())
+        await world.store.fail(.setWebhookOutcome)
+        await #expect(throws: InMemoryRideStoreError.self) {
+            try await self.deliver(world, self.tripEvent(1, "destination_arrival", trip: "T-1"))
+        }
+        #expect(await world.status() == .pickingUp)
+        #expect(await world.leg(.pickup)?.arrivedAt == nil)
+        try await self.deliver(world, self.tripEvent(1, "destination_arrival", trip: "T-1"))
+        #expect(await world.status() == .reachedPickup)
+    }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import Functions
+import HyperTrackAPI
+import NIOHTTP1
+import PostgresNIO
+import Testing
+
+@Suite("Functions: the apps' HTTP API", .timeLimit(.minutes(5)))
+struct APITests {
+    static let book: JSONValue = [
+        "pickup": ["lat": 52.52, "lng": 13.405, "address": "Alexanderplatz"],
+        "dropoff": ["lat": 52.5163, "lng": 13.3777],
+    ]
+
+    static func expectProblem(_ reply: APIClient.Reply, _ status: Int, mentioning text: String? = nil) {
+        #expect(reply.status == status)
+        #expect(reply.json["status"] == .number(Double(status)))
+        #expect(reply.json["title"].stringValue?.isEmpty == false)
+        if let text { #expect(reply.json["detail"].stringValue?.contains(text) == true, "\(reply.json)") }
+    }
+
+    @Test("registration returns a token that authenticates; tokens are stored hashed")
+    func registration() async throws {
+        try await BackendHarness.with { h in
+            let rider = try await h.api.rider()
+            let me = try await h.api.send(.GET, "/v1/me", token: rider.token)
+            #expect(me.status == 200)
+            #expect(me.json["role"] == "rider")
+            #expect(me.json["id"].stringValue == rider.id)
+            let driver = try await h.api.driver(device: "DEV-1")
+            let driverMe = try await h.api.send(.GET, "/v1/me", token: driver.token)
+            #expect(driverMe.json["car"]["plate"] == "B-RS 42")
+            #expect(driverMe.json["device_id"] == "DEV-1")
+            let rows = try await h.client.query("SELECT token_hash FROM api_tokens", logger: BackendHarness.logger)
+            for try await hash in rows.decode(String.self) {
+                #expect(hash.count == 64)
+                #expect(hash != rider.token && hash != driver.token)
+            }
+            let duplicate = try await h.api.send(
+                .POST,
+                "/v1/drivers",
+                json: ["name": "Other", "phone": "+4930", "device_id": "DEV-1", "car": ["model": "A", "plate": "B"]]
+            )
+            Self.expectProblem(duplicate, 409, mentioning: "device_id")
+        }
+    }
+
+    static let invalidRegistrations: [(String, JSONValue, Int, String)] = [
+        ("/v1/riders", ["phone": "+4930"], 422, "name"),
+        ("/v1/riders", ["name": "", "phone": "+4930"], 422, "name"),
+        ("/v1/riders", ["name": "R", "phone": "call me"], 422, "phone"),
+        ("/v1/riders", ["name": 5, "phone": "+4930"], 422, "name"),
+        ("/v1/drivers", ["name": "D", "phone": "+4930", "device_id": "X"], 422, "car"),
+        ("/v1/drivers", ["name": "D", "phone": "+4930", "device_id": "X", "car": ["model": "M"]], 422, "car.plate"),
+    ]
+
+    @Test("every error is a JSON problem naming the field", arguments: Self.invalidRegistrations)
+    func registrationValidation(path: String, body: JSONValue, status: Int, field: String) async throws {
+        try await BackendHarness.with { h in
+            Self.expectProblem(try await h.api.send(.POST, path, json: body), status, mentioning: field)
+            let rows = try await h.client.query("SELECT count(*) FROM users", logger: BackendHarness.logger)
+            for try await count in rows.decode(Int.self) { #expect(count == 0, "nothing stored") }
+        }
+    }
+
+    @Test("bad bodies, bad tokens and unknown routes get problems too")
+    func problems() async throws {
+        try await BackendHarness.with { h in
+            Self.expectProblem(try await h.api.send(.POST, "/v1/riders", rawBody: Data("{not json".utf8)), 400)
+            Self.expectProblem(try await h.api.send(.POST, "/v1/riders", rawBody: Data()), 400)
+            Self.expectProblem(try await h.api.send(.GET, "/v1/me"), 401)
+            Self.expectProblem(try await h.api.send(.GET, "/v1/me", token: "rs_forged"), 401)
+            Self.expectProblem(try await h.api.send(.GET, "/v1/nowhere"), 404)
+            let rider = try await h.api.rider()
+            var bad = Self.book
+            bad = ["pickup": ["lat": 91, "lng": 13], "dropoff": ["lat": 1, "lng": 1]]
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/orders", json: bad, token: rider.token),
+                422,
+                mentioning: "pickup.lat"
+            )
+            bad = ["pickup": ["lat": 52, "lng": 13]]
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/orders", json: bad, token: rider.token),
+                422,
+                mentioning: "dropoff"
+            )
+            bad = ["pickup": ["lat": 52, "lng": 13], "dropoff": ["lat": 1, "lng": 181]]
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/orders", json: bad, token: rider.token),
+                422,
+                mentioning: "dropoff.lng"
+            )
+            let unknown = try await h.api.send(.GET, "/v1/orders/\(UUID())", token: rider.token)
+            Self.expectProblem(unknown, 404, mentioning: "does not exist")
+            Self.expectProblem(try await h.api.send(.GET, "/v1/orders/not-a-uuid", token: rider.token), 404)
+            Self.expectProblem(
+                try await h.api.send(.GET, "/v1/orders?limit=0", token: rider.token),
+                422,
+                mentioning: "limit"
+            )
+            Self.expectProblem(
+                try await h.api.send(.GET, "/v1/orders?cursor=zzz", token: rider.token),
+                422,
+                mentioning: "cursor"
+            )
+            Self.expectProblem(
+                try await h.api.send(.GET, "/v1/drivers/nearby?lat=1", token: rider.token),
+                422,
+                mentioning: "lng"
+            )
+            Self.expectProblem(try await h.api.send(.GET, "/v1/offers", token: rider.token), 403)
+            let rows = try await h.client.query("SELECT count(*) FROM orders", logger: BackendHarness.logger)
+            for try await count in rows.decode(Int.self) { #expect(count == 0) }
+        }
+    }
+
+    @Test("a rider sees only their own orders; others get 404; pages are newest first with a cursor")
+    func ordersAndPages() async throws {
+        try await BackendHarness.with { h in
+            let rider = try await h.api.rider()
+            let stranger = try await h.api.rider("Stranger")
+            let driver = try await h.api.driver(device: "DEV-1")
+            var ids: [String] = []
+            for _ in 0..<5 {
+                let reply = try await h.api.send(.POST, "/v1/orders", json: Self.book, token: rider.token)
+                #expect(reply.status == 201)
+                #expect(reply.json["status"] == "NEW")
+                #expect(reply.json["pickup"]["address"] == "Alexanderplatz")
+                ids.append(try #require(reply.json["id"].stringValue))
+            }
+            Self.expectProblem(try await h.api.send(.GET, "/v1/orders/\(ids[0])", token: stranger.token), 404)
+            Self.expectProblem(try await h.api.send(.GET, "/v1/orders/\(ids[0])", token: driver.token), 404)
+            #expect(try await h.api.send(.GET, "/v1/orders/\(ids[0])", token: rider.token).status == 200)
+
+            var seen: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await h.api.send(
+                    .GET,
+                    "/v1/orders?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""),
+                    token: rider.token
+                )
+                #expect(page.status == 200)
+                seen += page.json["orders"].arrayValue.compactMap { $0["id"].stringValue }
+                cursor = page.json["next_cursor"].stringValue
+            } while cursor != nil
+            #expect(seen == ids.reversed())
+            #expect(try await h.api.send(.GET, "/v1/orders", token: stranger.token).json["orders"].arrayValue.isEmpty)
+        }
+    }
+
+    @Test("offers, accept (first wins, the rest 409), start/complete need the right state, cancel needs a party")
+    func driverActions() async throws {
+        try await BackendHarness.with { h in
+            let rider = try await h.api.rider()
+            let dana = try await h.api.driver("Dana", device: "DEV-1")
+            let dora = try await h.api.driver("Dora", device: "DEV-2")
+            let other = try await h.api.driver("Otto", device: "DEV-3")
+            let order = try #require(
+                try await h.api.send(.POST, "/v1/orders", json: Self.book, token: rider.token).json["id"].stringValue
+            )
+            let orderID = try #require(UUID(uuidString: order))
+            for driver in [dana.id, dora.id] {
+                try await h.client.query(
+                    "INSERT INTO order_offers (order_id, driver_id, rank) VALUES (\(orderID), \(UUID(uuidString: driver)!), 1)",
+                    logger: BackendHarness.logger
+                )
+            }
+            let offers = try await h.api.send(.GET, "/v1/offers", token: dana.token)
+            #expect(offers.json["offers"].arrayValue.map { $0["id"] } == [.string(order)])
+            #expect(try await h.api.send(.GET, "/v1/orders/\(order)", token: dana.token).status == 200)
+            Self.expectProblem(try await h.api.send(.POST, "/v1/orders/\(order)/accept", token: other.token), 404)
+            Self.expectProblem(try await h.api.send(.POST, "/v1/orders/\(order)/accept", token: rider.token), 403)
+
+            async let first = h.api.send(.POST, "/v1/orders/\(order)/accept", token: dana.token)
+            async let second = h.api.send(.POST, "/v1/orders/\(order)/accept", token: dora.token)
+            let replies = try await [first, second]
+            #expect(replies.map(\.status).sorted() == [200, 409])
+            let winner = replies.first { $0.status == 200 }!
+            #expect(winner.json["status"] == "ACCEPTED")
+            let winnerToken = winner.json["driver"]["name"] == "Dana" ? dana.token : dora.token
+            let loserToken = winnerToken == dana.token ? dora.token : dana.token
+            Self.expectProblem(replies.first { $0.status == 409 }!, 409, mentioning: "another driver")
+            Self.expectProblem(try await h.api.send(.GET, "/v1/orders/\(order)", token: loserToken), 404)
+            #expect(try await h.api.send(.GET, "/v1/offers", token: loserToken).json["offers"].arrayValue.isEmpty)
+
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/orders/\(order)/start", token: winnerToken),
+                409,
+                mentioning: "REACHED_PICKUP"
+            )
+            Self.expectProblem(try await h.api.send(.POST, "/v1/orders/\(order)/complete", token: winnerToken), 409)
+            Self.expectProblem(try await h.api.send(.POST, "/v1/orders/\(order)/start", token: loserToken), 404)
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/orders/\(order)/cancel", json: ["reason": "x"], token: other.token),
+                404
+            )
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/orders/\(order)/cancel", json: [:], token: rider.token),
+                422,
+                mentioning: "reason"
+            )
+            let cancelled = try await h.api.send(
+                .POST,
+                "/v1/orders/\(order)/cancel",
+                json: ["reason": "changed my mind"],
+                token: rider.token
+            )
+            #expect(cancelled.status == 200)
+            #expect(cancelled.json["status"] == "CANCELLED")
+            #expect(cancelled.json["cancellation_reason"] == "changed my mind")
+            Self.expectProblem(
+                try await h.api.send(
+                    .POST,
+                    "/v1/orders/\(order)/cancel",
+                    json: ["reason": "again"],
+                    token: winnerToken
+                ),
+                409,
+                mentioning: "already CANCELLED"
+            )
+        }
+    }
+
+    @Test("availability and the nearby map (positions only, available idle drivers)")
+    func nearby() async throws {
+        try await BackendHarness.with { h in
+            let rider = try await h.api.rider()
+            let dana = try await h.api.driver(device: "DEV-1")
+            try await h.client.query(
+                "INSERT INTO driver_positions (driver_id, lat, lng, recorded_at) VALUES (\(UUID(uuidString: dana.id)!), 52.521, 13.405, now())",
+                logger: BackendHarness.logger
+            )
+            let found = try await h.api.send(
+                .GET,
+                "/v1/drivers/nearby?lat=52.52&lng=13.405&radius=1000",
+                token: rider.token
+            )
+            #expect(found.status == 200)
+            let first = found.json["drivers"][0]
+            #expect(first["lat"] == 52.521)
+            #expect((first["distance"].doubleValue ?? 0) > 100 && (first["distance"].doubleValue ?? 0) < 120)
+            #expect(first.objectValue?.keys.sorted() == ["distance", "lat", "lng"])
+            let off = try await h.api.send(
+                .PUT,
+                "/v1/drivers/me/availability",
+                json: ["available": false],
+                token: dana.token
+            )
+            #expect(off.json["available"] == false)
+            let none = try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider.token)
+            #expect(none.json["drivers"].arrayValue.isEmpty)
+            Self.expectProblem(
+                try await h.api.send(
+                    .PUT,
+                    "/v1/drivers/me/availability",
+                    json: ["available": true],
+                    token: rider.token
+                ),
+                403
+            )
+        }
+    }
+
+    @Test("healthz answers; readyz reports missing migrations with 503")
+    func health() async throws {
+        try await BackendHarness.with { h in
+            #expect(try await h.api.send(.GET, "/healthz").json["status"] == "ok")
+            let ready = try await h.api.send(.GET, "/readyz")
+            Self.expectProblem(ready, 503, mentioning: "app/0001_extensions")
+        }
+    }
+}

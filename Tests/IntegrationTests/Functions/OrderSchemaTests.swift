@@ -1,0 +1,180 @@
+import EmbeddedPostgres
+import Foundation
+import Functions
+import HyperTrackAPI
+import Logging
+import PostgresNIO
+import Testing
+
+@Suite("Functions: the domain schema and PostgresRideStore", .timeLimit(.minutes(5)))
+struct OrderSchemaTests {
+    static let logger = BackendHarness.logger
+
+    /// A rider, a driver with a device, and an order in NEW.
+    static func seed(
+        _ client: PostgresClient,
+        device: String = "D1"
+    ) async throws -> (
+        rider: UUID, driver: UUID, order: UUID
+    ) {
+        var ids: [UUID] = []
+        let rows = try await client.query(
+            """
+            WITH r AS (INSERT INTO users (role, name, phone) VALUES ('rider', 'Ria', '+4930') RETURNING id),
+                 d AS (INSERT INTO users (role, name, phone, device_id, car_model, car_plate)
+                       VALUES ('driver', 'Dana', '+4931', \(device), 'Prius', 'B-RS 1') RETURNING id),
+                 o AS (INSERT INTO orders (rider_id, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng)
+                       SELECT id, 52.52, 13.405, 52.5163, 13.3777 FROM r RETURNING id)
+            SELECT (SELECT id FROM r), (SELECT id FROM d), (SELECT id FROM o)
+            """,
+            logger: self.logger
+        )
+        for try await (rider, driver, order) in rows.decode((UUID, UUID, UUID).self) { ids = [rider, driver, order] }
+        return (ids[0], ids[1], ids[2])
+    }
+
+    static func failure(_ client: PostgresClient, _ query: PostgresQuery) async -> String? {
+        do {
+            try await client.query(query, logger: self.logger)
+            return nil
+        } catch let error as PSQLError {
+            return error.serverInfo?[.message]
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("the database refuses an illegal transition with an error naming both states")
+    func illegalTransition() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let (_, driver, order) = try await Self.seed(client)
+            let skip = await Self.failure(client, "UPDATE orders SET status = 'PICKING_UP' WHERE id = \(order)")
+            #expect(skip == "illegal order transition NEW -> PICKING_UP")
+            for status in [
+                "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF",
+                "COMPLETED",
+            ] {
+                try await client.query(
+                    "UPDATE orders SET status = \(status), driver_id = \(driver) WHERE id = \(order)",
+                    logger: Self.logger
+                )
+            }
+            let back = await Self.failure(client, "UPDATE orders SET status = 'PICKING_UP' WHERE id = \(order)")
+            #expect(back == "illegal order transition COMPLETED -> PICKING_UP")
+            let cancel = await Self.failure(client, "UPDATE orders SET status = 'CANCELLED' WHERE id = \(order)")
+            #expect(cancel == "illegal order transition COMPLETED -> CANCELLED")
+            let insert = await Self.failure(
+                client,
+                """
+                INSERT INTO orders (rider_id, status, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng)
+                SELECT rider_id, 'COMPLETED', 0, 0, 0, 0 FROM orders WHERE id = \(order)
+                """
+            )
+            #expect(insert == "illegal order transition (none) -> COMPLETED")
+            let unknown = await Self.failure(client, "UPDATE orders SET status = 'FLYING' WHERE id = \(order)")
+            #expect(unknown != nil)
+            let rows = try await client.query(
+                "SELECT status, completed_at IS NOT NULL FROM orders WHERE id = \(order)",
+                logger: Self.logger
+            )
+            for try await (status, stamped) in rows.decode((String, Bool).self) {
+                #expect(status == "COMPLETED")
+                #expect(stamped)
+            }
+        }
+    }
+
+    @Test("a driver can have only one active order")
+    func oneActiveOrderPerDriver() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let (rider, driver, order) = try await Self.seed(client)
+            try await client.query(
+                "UPDATE orders SET status = 'ACCEPTED', driver_id = \(driver) WHERE id = \(order)",
+                logger: Self.logger
+            )
+            try await client.query(
+                """
+                INSERT INTO orders (id, rider_id, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng)
+                VALUES ('00000000-0000-0000-0000-000000000002', \(rider), 1, 1, 2, 2)
+                """,
+                logger: Self.logger
+            )
+            let second = await Self.failure(
+                client,
+                "UPDATE orders SET status = 'ACCEPTED', driver_id = \(driver) WHERE id = '00000000-0000-0000-0000-000000000002'"
+            )
+            #expect(second?.contains("orders_driver_id_active_idx") == true)
+        }
+    }
+
+    @Test("PostgresRideStore: conditional, idempotent writes on a transaction; indexed nearest-driver search")
+    func rideStore() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let (_, driver, order) = try await Self.seed(client, device: "D1")
+            try await client.withTransaction(logger: Self.logger) { connection in
+                let store = PostgresRideStore(connection: connection, logger: Self.logger)
+                #expect(try await store.order(id: order)?.status == .new)
+                #expect(try await store.deviceID(ofDriver: driver) == "D1")
+                let trip = Trip(
+                    tripID: "T-1",
+                    deviceID: "D1",
+                    status: .active,
+                    views: .init(shareURL: "https://trck.at/x"),
+                    estimate: .init(distance: 10, duration: 5, polyline: [Coordinate(latitude: 1, longitude: 2)])
+                )
+                #expect(try await store.recordLeg(NewLeg(orderID: order, kind: .pickup, trip: trip)))
+                #expect(try await store.recordLeg(NewLeg(orderID: order, kind: .pickup, trip: trip)) == false)
+                let leg = try #require(try await store.leg(orderID: order, kind: .pickup))
+                #expect(try await store.leg(tripID: "T-1") == leg)
+                #expect(try await store.moveOrder(id: order, from: .accepted, to: .pickingUp) == false)
+                await #expect(throws: FunctionsError.self) {
+                    try await store.moveOrder(id: order, from: .new, to: .completed)
+                }
+                #expect(try await store.markLegsForCompletion(orderID: order, kinds: [.dropoff]) == 0)
+                #expect(try await store.markLegsForCompletion(orderID: order, kinds: [.pickup]) == 1)
+                #expect(try await store.markLegsForCompletion(orderID: order, kinds: [.pickup]) == 0)
+                #expect(try await store.markLegCompleted(id: leg.id))
+                #expect(try await store.markLegCompleted(id: leg.id) == false)
+                try await store.recordLegSummary(
+                    legID: leg.id,
+                    summary: LegSummary(distance: 3, duration: 4, route: [[1, 2]])
+                )
+                #expect(
+                    try await store.legs(orderID: order).first?.summary
+                        == LegSummary(distance: 3, duration: 4, route: [[1, 2]])
+                )
+                let t0 = Date(timeIntervalSince1970: 1_900_000_000)
+                #expect(
+                    try await store.updateDriverPosition(
+                        deviceID: "D1",
+                        latitude: 52.521,
+                        longitude: 13.405,
+                        recordedAt: t0
+                    )
+                )
+                #expect(
+                    try await store.updateDriverPosition(deviceID: "D1", latitude: 0, longitude: 0, recordedAt: t0 - 1)
+                        == false
+                )
+                #expect(
+                    try await store.updateDriverPosition(deviceID: "NOPE", latitude: 0, longitude: 0, recordedAt: t0)
+                        == false
+                )
+                let pickup = Coordinate(latitude: 52.52, longitude: 13.405)
+                #expect(try await store.nearestAvailableDrivers(near: pickup, radius: 500, limit: 5) == [driver])
+                #expect(try await store.nearestAvailableDrivers(near: pickup, radius: 50, limit: 5).isEmpty)
+                #expect(try await store.availableDrivers(deviceIDs: ["D1", "X"]) == ["D1": driver])
+                try await store.recordOffers(orderID: order, driverIDs: [driver])
+                try await store.recordOffers(orderID: order, driverIDs: [driver])
+                let offers = try await connection.query(
+                    "SELECT count(*) FROM order_offers WHERE order_id = \(order)",
+                    logger: Self.logger
+                )
+                for try await count in offers.decode(Int.self) { #expect(count == 1) }
+            }
+        }
+    }
+}

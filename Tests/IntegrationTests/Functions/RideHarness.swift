@@ -1,0 +1,133 @@
+import AsyncHTTPClient
+import EmbeddedPostgres
+import Foundation
+import Functions
+import Hummingbird
+import HyperTrackAPI
+import Logging
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import TriggerRuntime
+
+/// The whole backend on a fresh database: migrations and capture triggers, the trigger runtime (a worker) with the
+/// backend's functions on `tracking`, and the API on 127.0.0.1 (port 0).
+struct RideHarness: Sendable {
+    let client: PostgresClient
+    let api: APIClient
+    let secret: String
+
+    static func with<T: Sendable>(
+        tracking: some TripTracking,
+        configuration: Backend.Configuration = Backend.Configuration(webhook: .init(secret: "whsec-test")),
+        _ body: @escaping @Sendable (RideHarness) async throws -> T
+    ) async throws -> T {
+        let logger = BackendHarness.logger
+        return try await TestDatabase.shared.withDatabase(logger: logger) { client, _ in
+            let backend = Backend(configuration: configuration)
+            let registry = backend.registry(tracking: tracking)
+            try await TriggerRuntime.prepare(
+                client: client,
+                registry: registry,
+                migrations: backend.migrations,
+                logger: logger
+            )
+            var runtimeConfiguration = TriggerRuntime.Configuration()
+            runtimeConfiguration.pollInterval = .milliseconds(200)
+            let runtime = TriggerRuntime(
+                client: client,
+                registry: registry,
+                configuration: runtimeConfiguration,
+                logger: logger
+            )
+            let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+            let app = Application(
+                router: backend.makeRouter(
+                    client: client,
+                    logger: logger,
+                    requiredMigrations: TriggerRuntime.migrations + backend.migrations
+                ),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { channel in
+                    portContinuation.yield(channel.localAddress?.port ?? 0)
+                    portContinuation.finish()
+                },
+                logger: logger
+            )
+            return try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await runtime.run() }
+                group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+                defer { group.cancelAll() }
+                var iterator = ports.makeAsyncIterator()
+                guard let port = await iterator.next(), port > 0 else {
+                    throw BackendHarness.HarnessError.serverDidNotStart
+                }
+                return try await body(
+                    RideHarness(
+                        client: client,
+                        api: APIClient(baseURL: "http://127.0.0.1:\(port)"),
+                        secret: configuration.webhook.secret ?? ""
+                    )
+                )
+            }
+        }
+    }
+
+    /// Posts a signed webhook delivery of `events`; returns the reply.
+    @discardableResult
+    func webhook(_ events: [JSONValue], messageID: String = UUID().uuidString) async throws -> APIClient.Reply {
+        let body = try JSONEncoder().encode(JSONValue.array(events))
+        return try await self.api.send(
+            .POST,
+            "/v1/hypertrack/webhooks",
+            headers: [
+                ("x-hypertrack-signature", HMACWebhookSignatureVerifier.signature(for: body, secret: self.secret)),
+                ("x-amz-sns-message-id", messageID),
+            ],
+            rawBody: body
+        )
+    }
+
+    /// Polls `condition` until it holds, for state the worker changes in the database (there is no event to await).
+    func eventually(
+        _ what: String,
+        timeout: Duration = .seconds(60),
+        _ condition: @Sendable () async throws -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw TimedOut(what: what)
+    }
+
+    struct TimedOut: Error, CustomStringConvertible {
+        var what: String
+        var description: String { "timed out waiting for: \(self.what)" }
+    }
+
+    /// The order as its owner sees it.
+    func order(_ id: String, token: String) async throws -> JSONValue {
+        try await self.api.send(.GET, "/v1/orders/\(id)", token: token).json
+    }
+
+    static func tripEvent(_ value: String, trip: Trip, summary: JSONValue? = nil) -> JSONValue {
+        var data: [String: JSONValue] = [
+            "value": .string(value), "trip_id": .string(trip.tripID), "trip_metadata": .object(trip.metadata ?? [:]),
+        ]
+        if let summary { data["summary"] = summary }
+        return [
+            "created_at": "2026-11-21T19:00:00.000000Z", "device_id": .string(trip.deviceID), "type": "trip",
+            "data": .object(data), "version": "2.0.0",
+        ]
+    }
+
+    static func locationEvent(device: String, lat: Double, lng: Double, at time: String) -> JSONValue {
+        [
+            "created_at": .string(time), "recorded_at": .string(time), "device_id": .string(device), "type": "location",
+            "data": ["geometry": ["type": "Point", "coordinates": [.number(lng), .number(lat)]], "accuracy": 5],
+            "version": "2.0.0",
+        ]
+    }
+}
