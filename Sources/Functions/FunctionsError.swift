@@ -46,7 +46,11 @@ public struct FunctionsError: Error, Sendable, CustomStringConvertible, CustomDe
     /// A bounded label for metrics.
     public var shortDescription: String { self.code.description }
 
-    static func noTransaction(_ function: some CustomStringConvertible, file: String = #fileID, line: Int = #line)
+    static func noTransaction(
+        _ function: some CustomStringConvertible,
+        file: String = #fileID,
+        line: Int = #line
+    )
         -> Self
     {
         Self(.noTransaction, "\(function) needs the delivery's transaction", file: file, line: line)

@@ -150,7 +150,10 @@ public final class FakeTripTracking: TripTracking, Sendable {
         }
     }
 
-    public func nearbyDevices(_ request: NearbyRequest, deadline: ContinuousClock.Instant) async throws
+    public func nearbyDevices(
+        _ request: NearbyRequest,
+        deadline: ContinuousClock.Instant
+    ) async throws
         -> [NearbyDevice]
     {
         try self.begin(.nearbyDevices(request))

@@ -91,9 +91,11 @@ struct DeviceEndpointTests {
             try await client.undeleteDevice(id: "D1")
             #expect(await !fake.isDeleted("D1"))
             let sent = await fake.requests.filter { $0.path.hasPrefix("/devices/D1") }
-            #expect(sent.map { "\($0.method) \($0.path)" } == [
-                "POST /devices/D1/start", "POST /devices/D1/stop", "DELETE /devices/D1", "POST /devices/D1/undelete",
-            ])
+            #expect(
+                sent.map { "\($0.method) \($0.path)" } == [
+                    "POST /devices/D1/start", "POST /devices/D1/stop", "DELETE /devices/D1", "POST /devices/D1/undelete",
+                ]
+            )
             #expect(sent.allSatisfy { $0.body.isEmpty && $0.header("content-type") == nil })
             #expect(sent.filter { $0.method == "POST" }.allSatisfy { $0.header("content-length") == "0" })
             await #expect(throws: HyperTrackAPIError.self) { try await client.startTracking(deviceID: "unknown") }

@@ -11,7 +11,9 @@ struct TripTrackingTests {
                 deviceID: "DEV-1",
                 destination: .init(point: Coordinate(latitude: 37.785334, longitude: -122.500005), radius: 50, scheduledAt: scheduled),
                 metadata: ["order_id": "A1", "leg": "pickup", "seats": 2],
-                geofences: [GeofenceDefinition(geometry: .point(Coordinate(latitude: 47.8568, longitude: 35.1057)), radius: 65, metadata: ["id": "dec43d3c"])]
+                geofences: [
+                    GeofenceDefinition(geometry: .point(Coordinate(latitude: 47.8568, longitude: 35.1057)), radius: 65, metadata: ["id": "dec43d3c"])
+                ]
             )
             let trip = try await client.createTrip(request)
 
@@ -22,13 +24,19 @@ struct TripTrackingTests {
             let body = try #require(sent.json?.objectValue)
             #expect(body["device_id"] == "DEV-1")
             #expect(body["metadata"] == ["order_id": "A1", "leg": "pickup", "seats": 2])
-            #expect(body["destination"] == [
-                "geometry": ["type": "Point", "coordinates": [-122.500005, 37.785334]],
-                "radius": 50, "scheduled_at": "2030-01-02T03:04:05.000Z",
-            ])
-            #expect(body["geofences"] == [[
-                "geometry": ["type": "Point", "coordinates": [35.1057, 47.8568]], "radius": 65, "metadata": ["id": "dec43d3c"],
-            ]])
+            #expect(
+                body["destination"] == [
+                    "geometry": ["type": "Point", "coordinates": [-122.500005, 37.785334]],
+                    "radius": 50, "scheduled_at": "2030-01-02T03:04:05.000Z",
+                ]
+            )
+            #expect(
+                body["geofences"] == [
+                    [
+                        "geometry": ["type": "Point", "coordinates": [35.1057, 47.8568]], "radius": 65, "metadata": ["id": "dec43d3c"],
+                    ]
+                ]
+            )
 
             #expect(trip.deviceID == "DEV-1")
             #expect(trip.status == .active)
@@ -189,10 +197,12 @@ struct TripTrackingTests {
             #expect(devices[0].location?.altitude == 610)
 
             let start = try #require(await fake.requests("POST", "/devices/nearby").first)
-            #expect(start.json == [
-                "location": ["type": "Point", "coordinates": [0, 0]], "radius": 5000,
-                "metadata": ["team": "sf"], "last_updated_within": 2,
-            ])
+            #expect(
+                start.json == [
+                    "location": ["type": "Point", "coordinates": [0, 0]], "radius": 5000,
+                    "metadata": ["team": "sf"], "last_updated_within": 2,
+                ]
+            )
             let polls = await fake.requests("GET", "/devices/nearby")
             // 3 polls (pending, pending, completed), each of 2 pages.
             #expect(polls.count == 6)

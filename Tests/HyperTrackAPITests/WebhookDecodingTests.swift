@@ -59,24 +59,39 @@ struct WebhookDecodingTests {
         #expect(active.recordedAt == HyperTrackDate.parse("2019-07-01T20:00:00Z"))
         #expect(active.location == Coordinate(latitude: 57.6398983, longitude: -6.2755, altitude: 124))
         #expect(active.version == "2.0.0")
-        guard case .deviceStatus(let status) = active.payload else { Issue.record("\(active.payload)"); return }
+        guard case .deviceStatus(let status) = active.payload else {
+            Issue.record("\(active.payload)")
+            return
+        }
         #expect(status.value == .active)
         #expect(status.activity == .walk)
         #expect(active.raw.objectValue?["type"] == "device_status")
 
-        guard case .deviceStatus(let inactive) = events[1].payload else { Issue.record("inactive"); return }
+        guard case .deviceStatus(let inactive) = events[1].payload else {
+            Issue.record("inactive")
+            return
+        }
         #expect(inactive.value == .inactive)
         #expect(inactive.reason == "location_permissions_denied")
-        guard case .deviceStatus(let disconnected) = events[2].payload else { Issue.record("disconnected"); return }
+        guard case .deviceStatus(let disconnected) = events[2].payload else {
+            Issue.record("disconnected")
+            return
+        }
         #expect(disconnected.value == .disconnected)
 
-        guard case .location(let location) = events[3].payload else { Issue.record("location"); return }
+        guard case .location(let location) = events[3].payload else {
+            Issue.record("location")
+            return
+        }
         #expect(location.coordinate == Coordinate(latitude: 37.79, longitude: -122.4))
         #expect(location.accuracy == 9.5)
         #expect(location.speed == 3)
         #expect(location.bearing == 180)
 
-        guard case .battery(let battery) = events[4].payload else { Issue.record("battery"); return }
+        guard case .battery(let battery) = events[4].payload else {
+            Issue.record("battery")
+            return
+        }
         #expect(battery.value == .low)
         #expect(battery.batteryPercent == 9)
         #expect(events[4].location == Coordinate(latitude: 2, longitude: 1))
@@ -111,7 +126,10 @@ struct WebhookDecodingTests {
 
     @Test func decodesNearbyAndKeepsUnknownTypesAndBrokenEventsRaw() throws {
         let events = try WebhookEvent.decodeDelivery(Data(Self.delivery.utf8))
-        guard case .nearbyDevicesRequest(let nearby) = events[11].payload else { Issue.record("nearby"); return }
+        guard case .nearbyDevicesRequest(let nearby) = events[11].payload else {
+            Issue.record("nearby")
+            return
+        }
         #expect(events[11].deviceID == nil)
         #expect(nearby.value == .completed)
         #expect(nearby.requestID == "09f63b10-9bbc-4b24-af1a-d8ac84644fcc")
@@ -130,6 +148,14 @@ struct WebhookDecodingTests {
 
         #expect(events[14].type == "")
         #expect(events[14].payload == .unknown("just a string"))
+    }
+
+    @Test func eventsEncodeBackToWhatWasReceived() throws {
+        let events = try WebhookEvent.decodeDelivery(Data(Self.delivery.utf8))
+        let again = try WebhookEvent.decodeDelivery(HyperTrackJSON.makeEncoder().encode(events))
+        #expect(again == events)
+        #expect(events[6].tripEvent?.value == .destinationArrival)
+        #expect(events[0].tripEvent == nil)
     }
 
     @Test func acceptsASingleEventObjectAndAnEmptyArray() throws {

@@ -89,7 +89,12 @@ struct APIStore: Sendable {
         )
     }
 
-    func nearbyDrivers(latitude: Double, longitude: Double, radius: Double, limit: Int) async throws
+    func nearbyDrivers(
+        latitude: Double,
+        longitude: Double,
+        radius: Double,
+        limit: Int
+    ) async throws
         -> [NearbyDriverView]
     {
         let rows = try await self.client.query(

@@ -7,7 +7,11 @@ import PostgresNIO
 /// Turns every error into a JSON problem body: our `APIProblem`s as they are, Hummingbird's `HTTPError`s (unknown
 /// route, body too large) with their status, and anything else as a 500 that reveals nothing (logged in full).
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws
         -> Response
     {
         do {

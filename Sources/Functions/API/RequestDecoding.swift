@@ -3,7 +3,11 @@ import Hummingbird
 
 /// Decodes JSON request bodies, turning decoding failures into 400 problems that name the field.
 enum RequestDecoding {
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, context: APIRequestContext) async throws
+    static func decode<T: Decodable>(
+        _ type: T.Type,
+        from request: Request,
+        context: APIRequestContext
+    ) async throws
         -> T
     {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)

@@ -78,7 +78,11 @@ extension HyperTrackClient {
     ///   - search: The search.
     ///   - limit: Page size, when set.
     ///   - paginationToken: The token of the page to fetch; the first page when `nil`.
-    public func nearbyPage(_ search: NearbySearch, limit: Int? = nil, paginationToken: String? = nil) async throws
+    public func nearbyPage(
+        _ search: NearbySearch,
+        limit: Int? = nil,
+        paginationToken: String? = nil
+    ) async throws
         -> NearbyPage
     {
         var query = [("request_id", search.requestID ?? "")]

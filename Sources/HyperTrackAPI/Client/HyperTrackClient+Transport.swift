@@ -142,7 +142,12 @@ extension HyperTrackClient {
         }
     }
 
-    private func sendOnce(_ method: HTTPMethod, _ target: String, body: ByteBuffer?, attempt: Int) async throws
+    private func sendOnce(
+        _ method: HTTPMethod,
+        _ target: String,
+        body: ByteBuffer?,
+        attempt: Int
+    ) async throws
         -> RawResponse
     {
         var request = HTTPClientRequest(url: self.url(for: target))

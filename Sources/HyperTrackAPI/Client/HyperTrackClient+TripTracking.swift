@@ -53,7 +53,10 @@ extension HyperTrackClient: TripTracking {
     /// - Parameters:
     ///   - request: The search.
     ///   - deadline: When to stop polling and return what was found.
-    public func nearbyDevices(_ request: NearbyRequest, deadline: ContinuousClock.Instant) async throws
+    public func nearbyDevices(
+        _ request: NearbyRequest,
+        deadline: ContinuousClock.Instant
+    ) async throws
         -> [NearbyDevice]
     {
         let search = try await self.startNearby(request)
@@ -78,7 +81,8 @@ extension HyperTrackClient: TripTracking {
         let radians = Double.pi / 180
         let dLat = (b.latitude - a.latitude) * radians
         let dLon = (b.longitude - a.longitude) * radians
-        let h = sin(dLat / 2) * sin(dLat / 2)
+        let h =
+            sin(dLat / 2) * sin(dLat / 2)
             + cos(a.latitude * radians) * cos(b.latitude * radians) * sin(dLon / 2) * sin(dLon / 2)
         return 2 * 6_371_000 * asin(min(1, sqrt(h)))
     }

@@ -2,9 +2,9 @@ import Foundation
 
 /// ISO-8601 timestamps as HyperTrack writes them.
 ///
-/// Accepts a date and time with 0 to 9 fractional digits and `Z`, `±hh:mm`, `±hhmm` or `±hh` (a missing zone means
-/// UTC), e.g. `2020-04-20T00:57:33.484361Z`, `2021-02-05T11:53:10.544Z`, `2021-02-05T00:00:00+00:00`. Formats
-/// with millisecond precision in UTC. Pure arithmetic: no formatter objects, safe from any thread.
+/// Accepts a date and time with any number of fractional digits and `Z`, `±hh:mm`, `±hhmm` or `±hh` (a missing zone
+/// means UTC), e.g. `2020-04-20T00:57:33.484361Z`, `2021-02-05T11:53:10.544Z`, `2021-02-05T00:00:00+00:00`.
+/// Formats in UTC. Pure arithmetic: no formatter objects, safe from any thread.
 public enum HyperTrackDate {
     /// Parses a timestamp; `nil` when the text is not one of the accepted forms.
     /// - Parameter text: The timestamp.
@@ -45,12 +45,13 @@ public enum HyperTrackDate {
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
-    /// Formats a date as `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'`.
+    /// Formats a date in UTC: `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'`, or with 6 fractional digits when the date has
+    /// sub-millisecond precision (so parsing the text gives the date back).
     /// - Parameter date: The date.
     public static func format(_ date: Date) -> String {
-        let millis = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let totalSeconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
-        let milli = millis - totalSeconds * 1000
+        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        let totalSeconds = Int(micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000)
+        let micro = Int(micros - Int64(totalSeconds) * 1_000_000)
         let days = totalSeconds >= 0 ? totalSeconds / 86_400 : (totalSeconds - 86_399) / 86_400
         let secondOfDay = totalSeconds - days * 86_400
         let (year, month, day) = civilFromDays(days)
@@ -58,8 +59,9 @@ public enum HyperTrackDate {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
+        let fraction = micro % 1000 == 0 ? pad(micro / 1000, 3) : pad(micro, 6)
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-            + "\(pad(secondOfDay % 3600 / 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(milli, 3))Z"
+            + "\(pad(secondOfDay % 3600 / 60, 2)):\(pad(secondOfDay % 60, 2)).\(fraction)Z"
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days.

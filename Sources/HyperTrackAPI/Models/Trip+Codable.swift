@@ -118,7 +118,7 @@ extension Trip.Estimate: Codable {
             arriveAt: try container.decodeIfPresent(Date.self, forKey: .arriveAt),
             reroutesExceeded: try container.decodeIfPresent(Bool.self, forKey: .reroutesExceeded)
         )
-        guard try container.decodeNil(forKey: .route) == false else { return }
+        guard container.contains(.route), try !container.decodeNil(forKey: .route) else { return }
         let route = try container.nestedContainer(keyedBy: RouteKeys.self, forKey: .route)
         self.distance = try route.decodeIfPresent(Double.self, forKey: .distance)
         self.duration = try route.decodeIfPresent(Double.self, forKey: .duration)

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Decoding never fails on content: an unknown `type`, or a known type whose `data` we cannot read, gives a
 /// ``Payload/unknown(_:)`` payload, and ``raw`` always keeps the whole event as sent.
-public struct WebhookEvent: Sendable, Hashable, Decodable {
+public struct WebhookEvent: Sendable, Hashable, Codable {
     /// `location`, `device_status`, `battery`, `trip`, `nearby_devices_request`, or a type we do not know.
     public var type: WebhookEventType
     /// When HyperTrack processed the event.
@@ -95,6 +95,17 @@ public struct WebhookEvent: Sendable, Hashable, Decodable {
             payload: payload,
             raw: raw
         )
+    }
+
+    /// Encodes the event exactly as it was received (``raw``).
+    public func encode(to encoder: any Encoder) throws {
+        try self.raw.encode(to: encoder)
+    }
+
+    /// The trip event, if this is a readable `trip` event.
+    public var tripEvent: TripEvent? {
+        if case .trip(let event) = self.payload { return event }
+        return nil
     }
 
     /// Decodes a delivery: the raw request body, a JSON array of events (a single event object is accepted too).

@@ -1,6 +1,6 @@
 import Foundation
-import HyperTrackAPI
 import Hummingbird
+import HyperTrackAPI
 
 extension FakeHyperTrack {
     /// Adds a device the fake knows.
@@ -52,7 +52,7 @@ extension FakeHyperTrack {
             body["radius"]?.doubleValue != nil
         else { return Self.badBody() }
         let id = UUID().uuidString.lowercased()
-        self.nearby[id] = (0, self.nearbyDevices)
+        self.nearby[id] = (0, self.nearbyDevices.isEmpty ? self.devicesWithin(body) : self.nearbyDevices)
         return Self.response(202, json: ["request_url": .string("\(self.baseURL)/devices/nearby?request_id=\(id)&limit=100")])
     }
 
@@ -75,6 +75,18 @@ extension FakeHyperTrack {
                 "pagination_token": end < state.devices.count ? .string("n\(end)") : .null,
             ]
         )
+    }
+
+    /// Seeded devices inside the request's circle, in seeding order (the client must sort them).
+    private func devicesWithin(_ body: [String: JSONValue]) -> [JSONValue] {
+        let center = Fixtures.array(body["location"]?.objectValue?["coordinates"]).compactMap(\.doubleValue)
+        guard center.count >= 2, let radius = body["radius"]?.doubleValue else { return [] }
+        return self.deviceOrder.filter { !self.deletedDevices.contains($0) }.compactMap { self.devices[$0] }.filter {
+            let geometry = $0.objectValue?["location"]?.objectValue?["geometry"]?.objectValue
+            let position = Fixtures.array(geometry?["coordinates"]).compactMap(\.doubleValue)
+            guard position.count >= 2 else { return false }
+            return Fixtures.metres(center[1], center[0], position[1], position[0]) <= radius
+        }
     }
 
     // MARK: account geofences

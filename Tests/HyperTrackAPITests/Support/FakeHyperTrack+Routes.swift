@@ -1,6 +1,6 @@
 import Foundation
-import HyperTrackAPI
 import Hummingbird
+import HyperTrackAPI
 
 extension FakeHyperTrack {
     /// Matches `path` against a pattern where `*` captures one segment.

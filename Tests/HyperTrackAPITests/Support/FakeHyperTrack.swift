@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
-import HyperTrackAPI
 import Hummingbird
+import HyperTrackAPI
 import Logging
 import NIOCore
 

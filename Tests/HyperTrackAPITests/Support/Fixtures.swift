@@ -14,6 +14,13 @@ enum Fixtures {
         return []
     }
 
+    /// Great-circle distance in metres (haversine), written here independently of the client's.
+    static func metres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+        let rad = Double.pi / 180
+        let a = pow(sin((lat2 - lat1) * rad / 2), 2) + cos(lat1 * rad) * cos(lat2 * rad) * pow(sin((lon2 - lon1) * rad / 2), 2)
+        return 6_371_000 * 2 * atan2(sqrt(a), sqrt(1 - a))
+    }
+
     static func point(_ longitude: Double, _ latitude: Double) -> JSONValue {
         ["type": "Point", "coordinates": [.number(longitude), .number(latitude)]]
     }

@@ -196,8 +196,10 @@ struct EmulatorRideTests {
         #expect(distance > 1000, "Alexanderplatz to the Brandenburger Tor is ~1.9 km")
         #expect(summary["fare"]["amount"].doubleValue == Double(Tariff().fare(distance: distance, duration: duration)))
         #expect(view["legs"].arrayValue.allSatisfy { $0["status"] == "completed" })
-        // Both trips were completed on HyperTrack. (Reading a completed trip back with `trip(id:)` fails today: the
-        // emulator sends `"estimate": {}` and the client requires `estimate.route`; reported, not ours to fix.)
+        // Both trips were completed on HyperTrack, and read back with their summaries.
+        let pickup = try await tracking.trip(id: pickupTrip)
+        #expect(pickup.status == .completed)
+        #expect(pickup.summary?.distance == summary["pickup"]["distance"].doubleValue)
         #expect(try await tracking.activeTrips(deviceID: "DEV-EMU").isEmpty)
     }
 }

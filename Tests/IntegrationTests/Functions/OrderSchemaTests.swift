@@ -11,7 +11,10 @@ struct OrderSchemaTests {
     static let logger = BackendHarness.logger
 
     /// A rider, a driver with a device, and an order in NEW.
-    static func seed(_ client: PostgresClient, device: String = "D1") async throws -> (
+    static func seed(
+        _ client: PostgresClient,
+        device: String = "D1"
+    ) async throws -> (
         rider: UUID, driver: UUID, order: UUID
     ) {
         var ids: [UUID] = []
