@@ -35,7 +35,9 @@ public actor TestDatabase {
         logger: Logger = Logger(label: "test-database", factory: { _ in SwiftLogNoOpLogHandler() }),
         _ body: @Sendable (PostgresClient, PostgresClient.Configuration) async throws -> Result
     ) async throws -> Result {
+        trace("create requested")
         let name = try await self.createDatabase(logger: logger)
+        trace("created \(name)")
         let configuration = try self.clientConfiguration(database: name)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let result: Swift.Result<Result, any Error>
@@ -44,13 +46,17 @@ public actor TestDatabase {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { await client.run() }
                     defer { group.cancelAll() }
-                    return try await body(client, configuration)
+                    let result = try await body(client, configuration)
+                    trace("body returned \(name); stopping its client")
+                    return result
                 }
             )
         } catch {
             result = .failure(error)
         }
+        trace("body done \(name)")
         try? await self.dropDatabase(name, logger: logger)
+        trace("dropped \(name)")
         return try result.get()
     }
 
@@ -152,5 +158,12 @@ public actor TestDatabase {
         try server.start()
         ProcessCleanup.register(server)
         return .embedded(server)
+    }
+}
+
+/// Prints test-database progress to standard error when `TESTDB_TRACE` is set (diagnosing hung test runs).
+func trace(_ message: String) {
+    if ProcessInfo.processInfo.environment["TESTDB_TRACE"] != nil {
+        FileHandle.standardError.write(Data("[testdb] \(message)\n".utf8))
     }
 }
