@@ -196,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "DeployTests",
             dependencies: [
-                "EmbeddedPostgres", "HyperTrackEmulator",
+                "EmbeddedPostgres", "HyperTrackEmulator", "TriggerRuntime", "Functions",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

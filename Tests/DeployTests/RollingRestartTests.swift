@@ -16,11 +16,12 @@ struct RollingRestartTests {
             try await stack.run(["migrate"])
             let (api, apiPort) = try await stack.serve(["--api-only"], name: "api")
             defer { api.kill() }
-            let (first, _) = try await stack.serve(["--worker-only"], name: "worker-1", environment: ["WORKER_ID": "worker-1"])
-            let (second, _) = try await stack.serve(["--worker-only"], name: "worker-2", environment: ["WORKER_ID": "worker-2"])
+            let (first, firstPort) = try await stack.serve(["--worker-only"], name: "worker-1", environment: ["WORKER_ID": "worker-1"])
+            let (second, secondPort) = try await stack.serve(["--worker-only"], name: "worker-2", environment: ["WORKER_ID": "worker-2"])
             let workers = Workers([first, second])
             defer { workers.killAll() }
             let base = "http://127.0.0.1:\(apiPort)"
+            let ports = Ports([firstPort, secondPort])
 
             let (progress, progressContinuation) = AsyncStream<Int>.makeStream()
             let load = Task {
@@ -46,10 +47,11 @@ struct RollingRestartTests {
                 old.signal(SIGTERM)
                 let status = await old.exitStatus()
                 #expect(status == 0, "worker-\(index + 1) exits cleanly on SIGTERM: \(old.output.suffix(10))")
-                let (fresh, _) = try await stack.serve(
+                let (fresh, freshPort) = try await stack.serve(
                     ["--worker-only"], name: "worker-\(index + 1)b", environment: ["WORKER_ID": "worker-\(index + 1)b"]
                 )
                 workers[index] = fresh
+                ports.set(index, freshPort)
                 restarted += 1
             }
             #expect(restarted == 2)
@@ -93,6 +95,27 @@ struct RollingRestartTests {
             #expect(owners.contains { $0.hasSuffix("b") } && owners.contains { !$0.hasSuffix("b") }, "owners: \(owners)")
             // No order stuck: every booked order was dispatched (the set equality above) and none is left behind in
             // the outbox (drained above).
+            // Every role answers its probes and /metrics; the workers' metrics count what they handled.
+            for port in ports.all + [apiPort] {
+                #expect(try await HTTP.send(.GET, "http://127.0.0.1:\(port)/healthz").status == 200)
+                #expect(try await HTTP.send(.GET, "http://127.0.0.1:\(port)/readyz").status == 200)
+            }
+            var handled = 0
+            for port in ports.all {
+                let metrics = try await HTTP.send(.GET, "http://127.0.0.1:\(port)/metrics")
+                #expect(metrics.status == 200)
+                handled += Self.sum(metrics.body, "trigger_invocations", containing: #"outcome="handled""#)
+            }
+            #expect(handled > 0, "the restarted workers report handled invocations")
+            let apiMetrics = try await HTTP.send(.GET, "http://127.0.0.1:\(apiPort)/metrics").body
+            #expect(Self.sum(apiMetrics, "hb_requests", containing: "/v1/orders") >= orders.count)
+            #expect(try await HTTP.send(.GET, "http://127.0.0.1:\(ports.all[0])/v1/orders").status == 404, "workers serve no API")
+            // LOG_FORMAT=json: every line the API wrote is one JSON object with the documented keys.
+            for line in api.output {
+                let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+                let keys = Set(object.keys)
+                #expect(keys.isSuperset(of: ["timestamp", "level", "label", "message", "metadata"]), "\(line)")
+            }
             // The side effect reached HyperTrack once per driver: each device carries its driver's name.
             for driver in drivers {
                 let device = try await HTTP.send(
@@ -104,6 +127,13 @@ struct RollingRestartTests {
                 #expect(info?["name"] as? String == driver.name, "device \(driver.device): \(device.body)")
             }
         }
+    }
+
+    /// The sum of the samples of `metric` whose line contains `filter` in a Prometheus text exposition.
+    static func sum(_ exposition: String, _ metric: String, containing filter: String) -> Int {
+        exposition.split(separator: "\n").filter { $0.hasPrefix(metric + "{") && $0.contains(filter) }
+            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+            .reduce(0) { $0 + Int($1) }
     }
 
     static func basic(_ stack: Stack) -> String {
@@ -146,6 +176,17 @@ struct RollingRestartTests {
         }
         return (riderID, id)
     }
+}
+
+/// The current workers' HTTP ports.
+final class Ports: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ports: [Int]
+
+    init(_ ports: [Int]) { self.ports = ports }
+
+    func set(_ index: Int, _ port: Int) { self.lock.withLock { self.ports[index] = port } }
+    var all: [Int] { self.lock.withLock { self.ports } }
 }
 
 /// The current worker processes (replaced as they are restarted).
