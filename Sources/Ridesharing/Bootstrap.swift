@@ -30,6 +30,12 @@ enum Bootstrap {
         factory.nameAndLabelSanitizer = { name, labels in
             (PrometheusName.sanitize(name), labels.map { (PrometheusName.sanitize($0.0), $0.1) })
         }
+        // Trigger lag is alerted on at tens of seconds and can reach minutes when workers are behind.
+        factory.durationHistogramBuckets["trigger_lag"] = [
+            .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+            .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300),
+            .seconds(900),
+        ]
         MetricsSystem.bootstrap(factory)
         return registry
     }

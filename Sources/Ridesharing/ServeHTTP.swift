@@ -23,7 +23,8 @@ enum ServeRole: String, Sendable, CustomStringConvertible {
 }
 
 /// The HTTP server of `serve`: the API (role `all` or `api`) or the worker's small health and metrics app; both
-/// answer `/metrics` and record per-request metrics (`hb_requests`, `hb_request_duration`, `hb_request_errors`).
+/// answer `/metrics` and record per-request metrics (`hb_requests`, `http_server_request_duration`,
+/// `hb_request_errors`, `http_server_active_requests`).
 enum ServeHTTP {
     /// The application for `role`.
     /// - Parameters:
