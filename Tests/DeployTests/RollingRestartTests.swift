@@ -14,6 +14,9 @@ struct RollingRestartTests {
     func rollingRestart() async throws {
         try await Stack.with { stack in
             try await stack.run(["migrate"])
+            // Each device update takes 300 ms, so SIGTERM lands while handlers are running: the drain must let
+            // them finish (or release them) rather than drop or re-run them.
+            try await stack.hyperTrack.addFault(.latency(milliseconds: 300, path: "/devices/*"))
             let (api, apiPort) = try await stack.serve(["--api-only"], name: "api")
             defer { api.kill() }
             let (first, firstPort) = try await stack.serve(["--worker-only"], name: "worker-1", environment: ["WORKER_ID": "worker-1"])

@@ -17,6 +17,8 @@ struct Stack: Sendable {
     let environment: [String: String]
     let emulatorBaseURL: String
     let emulator: HyperTrackEmulator.Configuration
+    /// The running emulator (faults, state).
+    let hyperTrack: HyperTrackEmulator
 
     /// Runs `body` with a fresh database (migrated by the real `ridesharing migrate`) and a running emulator.
     static func with(_ body: @escaping @Sendable (Stack) async throws -> Void) async throws {
@@ -42,7 +44,8 @@ struct Stack: Sendable {
                         "WORKER_SHUTDOWN_GRACE_SECONDS": "15",
                     ],
                     emulatorBaseURL: base,
-                    emulator: emulatorConfiguration
+                    emulator: emulatorConfiguration,
+                    hyperTrack: emulator
                 )
                 try await body(stack)
             }
