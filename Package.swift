@@ -194,6 +194,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "DeployTests",
+            dependencies: [
+                "EmbeddedPostgres", "HyperTrackEmulator", "TriggerRuntime", "Functions",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "IntegrationTests",
             dependencies: [
                 "TriggerRuntime", "HyperTrackAPI", "Functions", "FunctionsTesting", "EmbeddedPostgres",

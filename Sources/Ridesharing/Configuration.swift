@@ -4,6 +4,12 @@ import Logging
 import PostgresNIO
 import TriggerRuntime
 
+/// How log lines are written.
+enum LogFormat: String, Sendable {
+    case text
+    case json
+}
+
 /// Everything the executable needs, from flags and the environment (flags win). Tests build it directly.
 struct Configuration: Sendable {
     /// The error of bad configuration: names the variable or flag and what is wrong with it.
@@ -20,6 +26,8 @@ struct Configuration: Sendable {
     var database: Database
     var maximumConnections: Int
     var logLevel: Logger.Level
+    /// `LOG_FORMAT` / `--log-format`: `text` (default) or `json` (one object per line).
+    var logFormat: LogFormat = .text
     var runtime: TriggerRuntime.Configuration
 
     /// Reads flags and environment.
@@ -67,6 +75,11 @@ struct Configuration: Sendable {
             throw Invalid(description: "LOG_LEVEL must be one of trace, debug, info, notice, warning, error, critical; got \"\(level)\"")
         }
         self.logLevel = logLevel
+        let format = global.logFormat ?? value("LOG_FORMAT") ?? "text"
+        guard let logFormat = LogFormat(rawValue: format.lowercased()) else {
+            throw Invalid(description: "LOG_FORMAT must be text or json; got \"\(format)\"")
+        }
+        self.logFormat = logFormat
 
         var runtime = TriggerRuntime.Configuration()
         runtime.concurrency = try integer(worker?.concurrency, "WORKER_CONCURRENCY", default: 8, range: 1...1000)

@@ -8,6 +8,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (env: LOG_LEVEL; default info).")
     var logLevel: String?
 
+    @Option(help: "Log format: text or json, one object per line (env: LOG_FORMAT; default text).")
+    var logFormat: String?
+
     @Flag(help: "Use a PostgreSQL started by this process in .local/pg (created on first run) instead of DATABASE_URL.")
     var embeddedPostgres = false
 }

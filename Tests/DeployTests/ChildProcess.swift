@@ -1,0 +1,151 @@
+import Foundation
+
+/// A built executable of this package (`ridesharing`, `hypertrack-emulator`) run as a child process; its standard
+/// error lines (the JSON logs) are kept and can be awaited.
+///
+/// The binaries are found beside the running test bundle (`swift test` and `swift build --build-tests` build every
+/// product into the same directory), else in `.build/debug`, else in `DEPLOY_TEST_BIN_DIR`. When none has them
+/// the test fails with a message saying how to build them; it never skips.
+final class ChildProcess: @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let name: String
+    private let process = Process()
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var pending = Data()
+    private var waiters: [(predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
+    private var ended = false
+
+    /// Starts `executable` with `arguments`, the environment `environment` added to this process's.
+    init(_ executable: String, _ arguments: [String], environment: [String: String], name: String) throws {
+        self.name = name
+        self.process.executableURL = try Self.locate(executable)
+        self.process.arguments = arguments
+        self.process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let errors = Pipe()
+        self.process.standardError = errors
+        self.process.standardOutput = FileHandle.nullDevice
+        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            self?.receive(data)
+        }
+        try self.process.run()
+    }
+
+    deinit { self.kill() }
+
+    private func receive(_ data: Data) {
+        var ready: [CheckedContinuation<String?, Never>] = []
+        var results: [String?] = []
+        self.lock.lock()
+        if data.isEmpty {
+            self.ended = true
+            for waiter in self.waiters { ready.append(waiter.continuation); results.append(nil) }
+            self.waiters = []
+        } else {
+            self.pending.append(data)
+            while let newline = self.pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: self.pending[self.pending.startIndex..<newline], as: UTF8.self)
+                self.pending = Data(self.pending[self.pending.index(after: newline)...])
+                self.lines.append(line)
+                var remaining: [(predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
+                for waiter in self.waiters {
+                    if waiter.predicate(line) {
+                        ready.append(waiter.continuation)
+                        results.append(line)
+                    } else {
+                        remaining.append(waiter)
+                    }
+                }
+                self.waiters = remaining
+            }
+        }
+        self.lock.unlock()
+        for (continuation, result) in zip(ready, results) { continuation.resume(returning: result) }
+    }
+
+    /// Every line so far.
+    var output: [String] {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        return self.lines
+    }
+
+    /// The first line (past or future) matching `predicate`; fails if the process closes its output first.
+    func line(where predicate: @escaping @Sendable (String) -> Bool, _ what: String) async throws -> String {
+        let found: String? = await withCheckedContinuation { continuation in
+            self.lock.lock()
+            if let line = self.lines.first(where: predicate) {
+                self.lock.unlock()
+                continuation.resume(returning: line)
+            } else if self.ended {
+                self.lock.unlock()
+                continuation.resume(returning: nil)
+            } else {
+                self.waiters.append((predicate, continuation))
+                self.lock.unlock()
+            }
+        }
+        guard let found else {
+            throw Failure(description: "\(self.name) exited before \(what); its output:\n\(self.output.suffix(30).joined(separator: "\n"))")
+        }
+        return found
+    }
+
+    /// The port from the JSON log line "HTTP listening".
+    func httpPort() async throws -> Int {
+        let line = try await self.line(where: { $0.contains("\"HTTP listening\"") }, "listening on HTTP")
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            let metadata = object["metadata"] as? [String: Any],
+            let text = metadata["http.port"] as? String, let port = Int(text), port > 0
+        else { throw Failure(description: "\(self.name): no port in \(line)") }
+        return port
+    }
+
+    func signal(_ signal: Int32) {
+        Foundation.kill(self.process.processIdentifier, signal)
+    }
+
+    /// Kills the process if it still runs (cleanup on every path).
+    func kill() {
+        if self.process.isRunning { Foundation.kill(self.process.processIdentifier, SIGKILL) }
+    }
+
+    /// Waits for the process to exit; returns its status.
+    func exitStatus() async -> Int32 {
+        let process = self.process
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+    }
+
+    /// Where the package's products are.
+    static func locate(_ executable: String) throws -> URL {
+        var candidates: [URL] = []
+        if let explicit = ProcessInfo.processInfo.environment["DEPLOY_TEST_BIN_DIR"] {
+            candidates.append(URL(fileURLWithPath: explicit))
+        }
+        candidates.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
+        candidates.append(Self.packageRoot.appendingPathComponent(".build/debug"))
+        for directory in candidates {
+            let url = directory.appendingPathComponent(executable)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        throw Failure(
+            description: "\(executable) not found in \(candidates.map(\.path)): run `swift test` (it builds every "
+                + "product) or `swift build --build-tests` first, or set DEPLOY_TEST_BIN_DIR"
+        )
+    }
+
+    /// The package's root folder (for `deploy/`).
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+}

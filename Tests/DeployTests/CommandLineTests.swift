@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// Bad role flags and bad logging settings are refused at start with a message naming them; nothing runs.
+@Suite("Deploy: serve's roles and logging settings on the command line")
+struct CommandLineTests {
+    /// Runs the binary to completion; returns (status, standard error).
+    static func run(_ arguments: [String], environment: [String: String]) async throws -> (Int32, String) {
+        let process = try ChildProcess("ridesharing", arguments, environment: environment, name: "ridesharing")
+        let status = await process.exitStatus()
+        _ = try? await process.line(where: { _ in false }, "end of output")
+        return (status, process.output.joined(separator: "\n"))
+    }
+
+    @Test("--worker-only and --api-only together are refused")
+    func exclusiveRoles() async throws {
+        let (status, output) = try await Self.run(["serve", "--worker-only", "--api-only"], environment: [:])
+        #expect(status != 0)
+        #expect(output.contains("--worker-only and --api-only exclude each other"))
+    }
+
+    @Test("LOG_FORMAT other than text or json is refused, naming the variable")
+    func badLogFormat() async throws {
+        let (status, output) = try await Self.run(
+            ["serve", "--worker-only"],
+            environment: ["LOG_FORMAT": "xml", "DATABASE_URL": "postgres://u@127.0.0.1:1/d",
+                          "HYPERTRACK_ACCOUNT_ID": "a", "HYPERTRACK_SECRET_KEY": "b"]
+        )
+        #expect(status != 0)
+        #expect(output.contains("LOG_FORMAT must be text or json"))
+    }
+
+    @Test("the worker role requires HyperTrack credentials and says which variables to set")
+    func workerNeedsHyperTrack() async throws {
+        let (status, output) = try await Self.run(
+            ["serve", "--worker-only"],
+            environment: ["DATABASE_URL": "postgres://u@127.0.0.1:1/d", "HYPERTRACK_ACCOUNT_ID": "", "HYPERTRACK_SECRET_KEY": ""]
+        )
+        #expect(status != 0)
+        #expect(output.contains("HYPERTRACK"))
+    }
+}

@@ -1,0 +1,117 @@
+import AsyncHTTPClient
+import EmbeddedPostgres
+import Foundation
+import HyperTrackEmulator
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import PostgresNIO
+
+/// One PostgreSQL database, the HyperTrack emulator (in-process) and the environment the `ridesharing` processes
+/// of a test share.
+struct Stack: Sendable {
+    static let logger = Logger(label: "deploy-tests", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    let client: PostgresClient
+    let environment: [String: String]
+    let emulatorBaseURL: String
+    let emulator: HyperTrackEmulator.Configuration
+    /// The running emulator (faults, state).
+    let hyperTrack: HyperTrackEmulator
+
+    /// Runs `body` with a fresh database (migrated by the real `ridesharing migrate`) and a running emulator.
+    static func with(_ body: @escaping @Sendable (Stack) async throws -> Void) async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, configuration in
+            let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
+            let emulatorConfiguration = HyperTrackEmulator.Configuration()
+            try await HyperTrackEmulator.withRunning(emulatorConfiguration, logger: Self.logger) { emulator in
+                let base = try await emulator.baseURL()
+                let stack = Stack(
+                    client: client,
+                    environment: [
+                        "DATABASE_URL": url,
+                        "DATABASE_MAX_CONNECTIONS": "8",
+                        "HYPERTRACK_BASE_URL": base,
+                        "HYPERTRACK_ACCOUNT_ID": emulatorConfiguration.accountID,
+                        "HYPERTRACK_SECRET_KEY": emulatorConfiguration.secretKey,
+                        "HTTP_HOST": "127.0.0.1",
+                        "HTTP_PORT": "0",
+                        "LOG_FORMAT": "json",
+                        "LOG_LEVEL": "info",
+                        "WORKER_CONCURRENCY": "4",
+                        "WORKER_POLL_INTERVAL_MS": "200",
+                        "WORKER_SHUTDOWN_GRACE_SECONDS": "15",
+                    ],
+                    emulatorBaseURL: base,
+                    emulator: emulatorConfiguration,
+                    hyperTrack: emulator
+                )
+                try await body(stack)
+            }
+        }
+    }
+
+    /// Runs `ridesharing ARGUMENTS` to completion; throws with its output unless it exits 0.
+    func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws {
+        let process = try ChildProcess(
+            "ridesharing", arguments, environment: self.environment.merging(extra) { $1 },
+            name: "ridesharing \(arguments.joined(separator: " "))"
+        )
+        let status = await process.exitStatus()
+        guard status == 0 else {
+            throw ChildProcess.Failure(
+                description: "\(process.name) exited \(status):\n\(process.output.suffix(30).joined(separator: "\n"))"
+            )
+        }
+    }
+
+    /// Starts `ridesharing serve ARGUMENTS` and waits until it listens; returns it and its HTTP port.
+    func serve(_ arguments: [String], name: String, environment extra: [String: String] = [:]) async throws
+        -> (ChildProcess, Int)
+    {
+        let process = try ChildProcess(
+            "ridesharing", ["serve"] + arguments, environment: self.environment.merging(extra) { $1 }, name: name
+        )
+        do {
+            return (process, try await process.httpPort())
+        } catch {
+            process.kill()
+            throw error
+        }
+    }
+
+    /// One value per row of `sql`.
+    func rows<T: PostgresDecodable & Sendable>(_ sql: String, as type: T.Type) async throws -> [T] {
+        let rows = try await self.client.query(PostgresQuery(unsafeSQL: sql), logger: Self.logger)
+        var values: [T] = []
+        for try await value in rows.decode(T.self) { values.append(value) }
+        return values
+    }
+}
+
+/// A small JSON client for the processes' HTTP endpoints.
+enum HTTP {
+    struct Reply: Sendable {
+        var status: Int
+        var body: String
+        func object() -> [String: Any] {
+            ((try? JSONSerialization.jsonObject(with: Data(self.body.utf8))) as? [String: Any]) ?? [:]
+        }
+    }
+
+    static func send(
+        _ method: HTTPMethod, _ url: String, json: [String: Any]? = nil, headers: [(String, String)] = []
+    ) async throws -> Reply {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let json {
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 4 << 20)
+        return Reply(status: Int(response.status.code), body: String(buffer: body))
+    }
+}
