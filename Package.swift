@@ -120,6 +120,7 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "local-emulator/Sources/LocalStack",
             swiftSettings: swiftSettings
