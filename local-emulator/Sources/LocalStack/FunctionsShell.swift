@@ -81,8 +81,9 @@ public enum FunctionsShell {
         var after: JSONValue?
         let resolved: ChangeOperation
         if !object.isEmpty, Set(object.keys).isSubset(of: ["before", "after"]) {
-            before = object["before"].flatMap { $0 == .null ? nil : $0 }
-            after = object["after"].flatMap { $0 == .null ? nil : $0 }
+            // A missing side and a null side are the same: no document.
+            before = object["before"] == .some(.null) ? Optional<JSONValue>.none : object["before"]
+            after = object["after"] == .some(.null) ? Optional<JSONValue>.none : object["after"]
             switch (before, after) {
             case (.some, .some): resolved = .update
             case (nil, .some): resolved = .create
