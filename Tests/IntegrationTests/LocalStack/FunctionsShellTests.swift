@@ -6,6 +6,7 @@ import HyperTrackAPI
 import HyperTrackEmulator
 import LocalStack
 import Logging
+import NIOCore
 import NIOHTTP1
 import PostgresNIO
 import Testing
@@ -74,6 +75,64 @@ struct FunctionsShellTests {
             #expect(error?.isBadInput == true)
             #expect(error?.message.contains(message) == true, "\(payload): \(error?.message ?? "")")
         }
+    }
+
+    @Test("every example payload runs on a fresh stack: logs and an outcome, and a failure changes nothing")
+    func examplesRun() async throws {
+        let logger = LocalStackTests.logger
+        try await TestDatabase.shared.withDatabase(logger: logger) { client, database in
+            try await LocalStack.withRunning(
+                database: database, configuration: LocalStackTests.configuration(), logger: logger
+            ) { running in
+                let tracking = try HyperTrackClient(
+                    configuration: .init(
+                        baseURL: running.endpoints.emulatorURL, accountID: running.endpoints.accountID,
+                        secretKey: running.endpoints.secretKey
+                    ),
+                    httpClient: .shared, logger: logger
+                )
+                let registry = Backend().registry(tracking: tracking)
+                let files = try FileManager.default.contentsOfDirectory(atPath: Self.examples.path)
+                    .filter { $0.hasSuffix(".json") }.sorted()
+                for file in files {
+                    let name = String(file.dropLast(5).split(separator: "-")[0])
+                    let function = try #require(registry.function(named: FunctionName(name)))
+                    let data = try Data(contentsOf: Self.examples.appendingPathComponent(file))
+                    let operation: ChangeOperation? = name == "registerDriverDevice" ? .create : nil
+                    let invocation = try FunctionsShell.parse(data, for: function, operation: operation)
+                    let before = try await Self.deliveryCount(client, logger)
+                    let outcome = try await FunctionsShell.call(function, with: invocation, client: client, logger: logger)
+                    #expect(outcome.report.hasPrefix("\(name) (\(invocation.operation.rawValue) of "), "\(file)")
+                    if outcome.succeeded {
+                        #expect(outcome.report.contains("outcome: succeeded"), "\(file)")
+                    } else {
+                        // The example's rows are not in this database: a clear error, and nothing was written.
+                        #expect(outcome.error?.isEmpty == false, "\(file)")
+                        #expect(outcome.captured.isEmpty, "\(file)")
+                        #expect(try await Self.deliveryCount(client, logger) == before, "\(file) changed the outbox")
+                        #expect(outcome.report.contains("outcome: FAILED"), "\(file)")
+                    }
+                }
+                // registerDriverDevice names the device on HyperTrack: a real effect on the emulator.
+                var request = HTTPClientRequest(url: "\(running.endpoints.emulatorURL)/devices/demo-dana")
+                let credentials = Data("\(running.endpoints.accountID):\(running.endpoints.secretKey)".utf8)
+                    .base64EncodedString()
+                request.headers.add(name: "Authorization", value: "Basic \(credentials)")
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let body = String(buffer: try await response.body.collect(upTo: 1 << 20))
+                #expect(response.status == .ok)
+                #expect(body.contains("Dana"), "\(body)")
+            }
+        }
+    }
+
+    static func deliveryCount(_ client: PostgresClient, _ logger: Logger) async throws -> Int {
+        let rows = try await client.query(
+            "SELECT (SELECT count(*) FROM trigger_runtime.deliveries) + (SELECT count(*) FROM trigger_runtime.done)",
+            logger: logger
+        )
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
     }
 
     @Test("deleteOrder on a live ride: logs, commits, captures the leg's completion, and the worker completes the trip")
