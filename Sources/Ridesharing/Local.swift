@@ -49,10 +49,10 @@ struct Local: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        var global = GlobalOptions()
-        global.databaseURL = self.databaseURL
-        global.logLevel = self.logLevel
-        let configuration = try Configuration(global: global, worker: WorkerOptions(), environment: environment)
+        let global = try GlobalOptions.parse(
+            (self.databaseURL.map { ["--database-url", $0] } ?? []) + (self.logLevel.map { ["--log-level", $0] } ?? [])
+        )
+        let configuration = try Configuration(global: global, worker: try WorkerOptions.parse([]), environment: environment)
         Bootstrap.logging(configuration)
         let logger = configuration.logger()
         let settings = try BackendSettings(environment: environment, requireHyperTrack: false)
