@@ -105,6 +105,26 @@ let package = Package(
             path: "local-emulator/Sources/HyperTrackEmulator",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "LocalStack",
+            dependencies: [
+                "TriggerRuntime",
+                "HyperTrackAPI",
+                "Functions",
+                "HyperTrackEmulator",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "local-emulator/Sources/LocalStack",
+            swiftSettings: swiftSettings
+        ),
         // MARK: executables
         .executableTarget(
             name: "HyperTrackEmulatorServer",
@@ -127,6 +147,7 @@ let package = Package(
                 "Functions",
                 "EmbeddedPostgres",
                 "HyperTrackEmulator",
+                "LocalStack",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -210,7 +231,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "TriggerRuntime", "HyperTrackAPI", "Functions", "FunctionsTesting", "EmbeddedPostgres",
-                "HyperTrackEmulator",
+                "HyperTrackEmulator", "LocalStack",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -12,6 +12,6 @@ struct Ridesharing: AsyncParsableCommand {
             DATABASE_MAX_CONNECTIONS (20). Logging: LOG_LEVEL (trace, debug, info, notice, warning, error, critical; \
             default info). Flags win over the environment.
             """,
-        subcommands: [Migrate.self, Serve.self, Events.self]
+        subcommands: [Local.self, Demo.self, FunctionsCommand.self, Migrate.self, Serve.self, Events.self]
     )
 }

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import HyperTrackEmulator
+import LocalStack
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import UnixSignals
+
+/// `ridesharing local`: the whole backend on a laptop in one process.
+struct Local: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the backend locally: embedded PostgreSQL, the HyperTrack emulator, the worker and the HTTP API.",
+        discussion: """
+            Uses DATABASE_URL (or --database-url) when given, else a PostgreSQL in <data>/pg (created on first run). \
+            The emulator's state is saved to <data>/emulator on Ctrl-C/SIGTERM and loaded at the next start; \
+            --fresh deletes both first. While running, <data>/stack.json tells `ridesharing functions call` where \
+            everything is. Backend settings (tariff, dispatch) come from the environment: \(BackendSettings.variables).
+            """
+    )
+
+    @Option(name: .customLong("database-url"), help: "postgres://user:password@host:port/database (env: DATABASE_URL).")
+    var databaseURL: String?
+
+    @Option(help: "Log level (env: LOG_LEVEL; default info).")
+    var logLevel: String?
+
+    @Flag(help: "Delete the local database and the emulator's state first.")
+    var fresh = false
+
+    @Option(help: "HTTP API port (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "HyperTrack emulator port (0 picks a free one).")
+    var emulatorPort = 4010
+
+    @Option(help: "Emulated seconds per real second; 0 = a manual clock moved by POST /_emulator/clock/advance.")
+    var clockRate = 1.0
+
+    @Option(help: "The local data folder (git-ignored).")
+    var data = ".local"
+
+    func validate() throws {
+        guard (0...65535).contains(self.port), (0...65535).contains(self.emulatorPort) else {
+            throw ValidationError("ports must be in 0...65535")
+        }
+        guard self.clockRate >= 0, self.clockRate <= 10_000 else { throw ValidationError("--clock-rate must be in 0...10000") }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let global = try GlobalOptions.parse(
+            (self.databaseURL.map { ["--database-url", $0] } ?? []) + (self.logLevel.map { ["--log-level", $0] } ?? [])
+        )
+        let configuration = try Configuration(global: global, worker: try WorkerOptions.parse([]), environment: environment)
+        Bootstrap.logging(configuration)
+        let logger = configuration.logger()
+        let settings = try BackendSettings(environment: environment, requireHyperTrack: false)
+        let url = self.databaseURL ?? environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        if self.fresh {
+            for directory in [LocalData.postgresDirectory(self.data), LocalData.emulatorDirectory(self.data)]
+            where FileManager.default.fileExists(atPath: directory) {
+                try FileManager.default.removeItem(atPath: directory)
+                print("removed \(directory)")
+            }
+        }
+        var stackConfiguration = LocalStack.Configuration()
+        stackConfiguration.apiHost = settings.httpHost
+        stackConfiguration.apiPort = self.port
+        stackConfiguration.emulatorPort = self.emulatorPort
+        stackConfiguration.clock = self.clockRate == 0 ? .manual(startingAt: Date()) : .scaled(rate: self.clockRate)
+        stackConfiguration.backend = settings.backend
+        stackConfiguration.runtime = configuration.runtime
+        stackConfiguration.emulatorStateDirectory = LocalData.emulatorDirectory(self.data)
+        let endpointsFile = LocalData.endpointsFile(self.data)
+        try await LocalData.withDatabase(
+            url: url, embeddedIn: LocalData.postgresDirectory(self.data),
+            maximumConnections: configuration.maximumConnections, logger: logger
+        ) { database, databaseURL in
+            let client = PostgresClient(configuration: database, backgroundLogger: logger)
+            let stack = LocalStack(
+                client: client, configuration: stackConfiguration, databaseURL: databaseURL, logger: logger
+            ) { running in
+                let data = try JSONEncoder().encode(running.endpoints)
+                try data.write(to: URL(fileURLWithPath: endpointsFile), options: .atomic)
+                Terminal.line("ridesharing local is up (Ctrl-C stops it; data stays in \(LocalData.absolute(self.data)))")
+                Terminal.line(running.endpoints.banner)
+            }
+            defer { try? FileManager.default.removeItem(atPath: endpointsFile) }
+            let group = ServiceGroup(
+                services: [client, stack], gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [],
+                logger: logger
+            )
+            try await group.run()
+        }
+    }
+}

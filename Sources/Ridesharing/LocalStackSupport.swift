@@ -1,0 +1,51 @@
+import EmbeddedPostgres
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Where `local`, `demo` and `functions call` keep things, and how they get a database.
+enum LocalData {
+    /// `<data>/pg`: the embedded PostgreSQL's data directory.
+    static func postgresDirectory(_ data: String) -> String { Self.absolute(data) + "/pg" }
+    /// `<data>/emulator`: the emulator's exported state.
+    static func emulatorDirectory(_ data: String) -> String { Self.absolute(data) + "/emulator" }
+    /// `<data>/stack.json`: the running stack's endpoints (removed when it stops).
+    static func endpointsFile(_ data: String) -> String { Self.absolute(data) + "/stack.json" }
+
+    static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            .standardizedFileURL.path
+    }
+
+    /// Runs `body` with a database: `url` when given, else an embedded server in `directory` (created on first
+    /// use, stopped afterwards). Passes the client configuration and the URL.
+    static func withDatabase<T>(
+        url: String?,
+        embeddedIn directory: String,
+        maximumConnections: Int,
+        logger: Logger,
+        _ body: (PostgresClient.Configuration, String) async throws -> T
+    ) async throws -> T {
+        if let url {
+            var configuration = try DatabaseURL.clientConfiguration(url)
+            configuration.options.maximumConnections = maximumConnections
+            return try await body(configuration, url)
+        }
+        try FileManager.default.createDirectory(
+            atPath: URL(fileURLWithPath: directory).deletingLastPathComponent().path, withIntermediateDirectories: true
+        )
+        let server = try EmbeddedPostgres(configuration: .init(dataDirectory: directory), logger: logger)
+        try server.start()
+        defer { server.stop() }
+        var configuration = server.clientConfiguration(database: "postgres")
+        configuration.options.maximumConnections = maximumConnections
+        return try await body(configuration, server.url(database: "postgres"))
+    }
+}
+
+/// Unbuffered lines on standard output (so a piped `local` or `demo` shows each line as it happens).
+enum Terminal {
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+}

@@ -1,0 +1,222 @@
+import AsyncHTTPClient
+import EmbeddedPostgres
+import Foundation
+import Functions
+import HyperTrackAPI
+import HyperTrackEmulator
+import LocalStack
+import Logging
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import Testing
+import TriggerRuntime
+
+/// The functions shell: every example payload, bad input, and a real call against a running local stack.
+@Suite("LocalStack: the functions shell", .timeLimit(.minutes(5)))
+struct FunctionsShellTests {
+    static let examples = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("local-emulator/examples")
+
+    static let registry = Backend().registry(tracking: FakeTracking())
+
+    struct FakeTracking: TripTracking {
+        struct Unused: Error {}
+        func createTrip(_ request: CreateTripRequest) async throws -> Trip { throw Unused() }
+        func trip(id: String) async throws -> Trip { throw Unused() }
+        func completeTrip(id: String) async throws { throw Unused() }
+        func activeTrips(deviceID: String) async throws -> [Trip] { throw Unused() }
+        func updateDevice(id: String, name: String?, metadata: [String: JSONValue]?) async throws { throw Unused() }
+        func nearbyDevices(_ request: NearbyRequest, deadline: ContinuousClock.Instant) async throws -> [NearbyDevice] {
+            throw Unused()
+        }
+    }
+
+    @Test("every example payload parses for its function, and every function has an example")
+    func examplesParse() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.examples.path).filter { $0.hasSuffix(".json") }
+        var covered: Set<String> = []
+        for file in files.sorted() {
+            let name = String(file.dropLast(5).split(separator: "-")[0])
+            let function = try #require(Self.registry.function(named: FunctionName(name)), "\(file) names no function")
+            let data = try Data(contentsOf: Self.examples.appendingPathComponent(file))
+            let operation: ChangeOperation? = name == "registerDriverDevice" ? .create : nil
+            let invocation = try FunctionsShell.parse(data, for: function, operation: operation)
+            #expect(function.trigger.operations.contains(invocation.operation), "\(file)")
+            #expect(!invocation.documentKey.isEmpty)
+            // The rows decode as the function's row type: invoking with a context that has no transaction fails
+            // on the store, not on decoding.
+            covered.insert(name)
+        }
+        #expect(covered == Set(Self.registry.functions.map(\.name.description)))
+        for file in ["updateOrderStatus-accept", "updateOrderStatus-start-ride", "updateOrderStatus-end-ride",
+                     "updateOrderStatus-cancel", "deleteOrder"] {
+            #expect(files.contains(file + ".json"), "\(file) is missing")
+        }
+    }
+
+    @Test("bad payloads get a clear error")
+    func badPayloads() throws {
+        let update = try #require(Self.registry.function(named: "updateOrderStatus"))
+        let delete = try #require(Self.registry.function(named: "deleteOrder"))
+        let cases: [(RegisteredFunction, String, String)] = [
+            (update, "[1]", "must be a JSON object"),
+            (update, "not json", "not JSON"),
+            (update, #"{"id": "x", "status": "NEW"}"#, "give {\"before\""),
+            (update, #"{"after": {"id": "x"}}"#, "but the payload is a create"),
+            (delete, #"{"before": null, "after": null}"#, "neither"),
+            (delete, #"{"status": "NEW"}"#, "has no \"id\""),
+        ]
+        for (function, payload, message) in cases {
+            let error = #expect(throws: LocalStackError.self) {
+                try FunctionsShell.parse(Data(payload.utf8), for: function)
+            }
+            #expect(error?.isBadInput == true)
+            #expect(error?.message.contains(message) == true, "\(payload): \(error?.message ?? "")")
+        }
+    }
+
+    @Test("every example payload runs on a fresh stack: logs and an outcome, and a failure changes nothing")
+    func examplesRun() async throws {
+        let logger = LocalStackTests.logger
+        try await TestDatabase.shared.withDatabase(logger: logger) { client, database in
+            try await LocalStack.withRunning(
+                database: database, configuration: LocalStackTests.configuration(), logger: logger
+            ) { running in
+                let tracking = try HyperTrackClient(
+                    configuration: .init(
+                        baseURL: running.endpoints.emulatorURL, accountID: running.endpoints.accountID,
+                        secretKey: running.endpoints.secretKey
+                    ),
+                    httpClient: .shared, logger: logger
+                )
+                let registry = Backend().registry(tracking: tracking)
+                let files = try FileManager.default.contentsOfDirectory(atPath: Self.examples.path)
+                    .filter { $0.hasSuffix(".json") }.sorted()
+                for file in files {
+                    let name = String(file.dropLast(5).split(separator: "-")[0])
+                    let function = try #require(registry.function(named: FunctionName(name)))
+                    let data = try Data(contentsOf: Self.examples.appendingPathComponent(file))
+                    let operation: ChangeOperation? = name == "registerDriverDevice" ? .create : nil
+                    let invocation = try FunctionsShell.parse(data, for: function, operation: operation)
+                    let before = try await Self.deliveryCount(client, logger)
+                    let outcome = try await FunctionsShell.call(function, with: invocation, client: client, logger: logger)
+                    #expect(outcome.report.hasPrefix("\(name) (\(invocation.operation.rawValue) of "), "\(file)")
+                    if outcome.succeeded {
+                        #expect(outcome.report.contains("outcome: succeeded"), "\(file)")
+                    } else {
+                        // The example's rows are not in this database: a clear error, and nothing was written.
+                        #expect(outcome.error?.isEmpty == false, "\(file)")
+                        #expect(outcome.captured.isEmpty, "\(file)")
+                        #expect(try await Self.deliveryCount(client, logger) == before, "\(file) changed the outbox")
+                        #expect(outcome.report.contains("outcome: FAILED"), "\(file)")
+                    }
+                }
+                // registerDriverDevice names the device on HyperTrack: a real effect on the emulator.
+                var request = HTTPClientRequest(url: "\(running.endpoints.emulatorURL)/devices/demo-dana")
+                let credentials = Data("\(running.endpoints.accountID):\(running.endpoints.secretKey)".utf8)
+                    .base64EncodedString()
+                request.headers.add(name: "Authorization", value: "Basic \(credentials)")
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let body = String(buffer: try await response.body.collect(upTo: 1 << 20))
+                #expect(response.status == .ok)
+                #expect(body.contains("Dana"), "\(body)")
+            }
+        }
+    }
+
+    static func deliveryCount(_ client: PostgresClient, _ logger: Logger) async throws -> Int {
+        let rows = try await client.query(
+            "SELECT (SELECT count(*) FROM trigger_runtime.deliveries) + (SELECT count(*) FROM trigger_runtime.done)",
+            logger: logger
+        )
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    @Test("deleteOrder on a live ride: logs, commits, captures the leg's completion, and the worker completes the trip")
+    func liveCall() async throws {
+        let logger = LocalStackTests.logger
+        try await TestDatabase.shared.withDatabase(logger: logger) { client, database in
+            try await LocalStack.withRunning(
+                database: database, configuration: LocalStackTests.configuration(), logger: logger
+            ) { running in
+                let api = StackAPI(baseURL: running.endpoints.apiURL)
+                await running.emulator.registerDevice(id: "shell-dev", longitude: 13.405, latitude: 52.523)
+                let rider = try await api.expect(201, .POST, "/v1/riders", json: ["name": "Ria", "phone": "+49 30 1"])
+                let driver = try await api.expect(
+                    201, .POST, "/v1/drivers",
+                    json: ["name": "Dana", "phone": "+49 30 2", "device_id": "shell-dev", "car": ["model": "Prius", "plate": "B 1"]]
+                )
+                let riderToken = try #require(rider.objectValue?["token"]?.stringValue)
+                let driverToken = try #require(driver.objectValue?["token"]?.stringValue)
+                try await api.webhook(
+                    [[
+                        "created_at": "2026-01-05T09:00:00Z", "recorded_at": "2026-01-05T09:00:00Z",
+                        "device_id": "shell-dev", "type": "location", "version": "2.0.0",
+                        "data": ["geometry": ["type": "Point", "coordinates": [13.405, 52.523]], "accuracy": 5],
+                    ]],
+                    secret: running.endpoints.webhookSecret
+                )
+                let booking: JSONValue = [
+                    "pickup": ["lat": 52.52, "lng": 13.405], "dropoff": ["lat": 52.5163, "lng": 13.3777],
+                ]
+                var order: String?
+                try await RideHarness.poll("the driver on the map, then the booking offered") {
+                    if order == nil {
+                        let nearby = try await api.expect(200, .GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: riderToken)
+                        guard nearby.objectValue?["drivers"] != .array([]) else { return false }
+                        order = try await api.expect(201, .POST, "/v1/orders", json: booking, token: riderToken)
+                            .objectValue?["id"]?.stringValue
+                    }
+                    let offers = try await api.expect(200, .GET, "/v1/offers", token: driverToken)
+                    return offers.objectValue?["offers"] != .array([])
+                }
+                let id = try #require(order)
+                try await api.expect(200, .POST, "/v1/orders/\(id)/accept", token: driverToken)
+                try await RideHarness.poll("PICKING_UP") {
+                    try await api.expect(200, .GET, "/v1/orders/\(id)", token: riderToken).objectValue?["status"] == "PICKING_UP"
+                }
+                let rows = try await client.query("SELECT to_jsonb(o)::text FROM orders o WHERE id = \(UUID(uuidString: id)!)", logger: logger)
+                var document = ""
+                for try await text in rows.decode(String.self) { document = text }
+
+                let tracking = try HyperTrackClient(
+                    configuration: .init(
+                        baseURL: running.endpoints.emulatorURL, accountID: running.endpoints.accountID,
+                        secretKey: running.endpoints.secretKey
+                    ),
+                    httpClient: .shared, logger: logger
+                )
+                let function = try #require(Backend().registry(tracking: tracking).function(named: "deleteOrder"))
+                let invocation = try FunctionsShell.parse(Data(document.utf8), for: function)
+                #expect(invocation.operation == .delete)
+                let outcome = try await FunctionsShell.call(function, with: invocation, client: client, logger: logger)
+                #expect(outcome.succeeded, "\(outcome.report)")
+                #expect(outcome.logs.contains { $0.contains("order deleted") && $0.contains("legs=1") }, "\(outcome.logs)")
+                #expect(outcome.captured.count == 1)
+                #expect(outcome.captured.first?.table.hasSuffix("order_legs") == true)
+                #expect(outcome.captured.first?.function == "completeTrip")
+                #expect(outcome.report.contains("completeTrip"))
+                // The committed change reaches the worker, which completes the pickup trip on HyperTrack.
+                try await RideHarness.poll("the pickup trip completing") {
+                    let trips = try await LocalStackTests.trips(running, device: "shell-dev")
+                    return trips.count == 1 && trips[0].objectValue?["status"] != "active"
+                }
+            }
+        }
+    }
+}
+
+extension RideHarness {
+    /// Polls `condition` with a generous deadline (state the worker writes; there is no event to await).
+    static func poll(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw RideHarness.TimedOut(what: what)
+    }
+}

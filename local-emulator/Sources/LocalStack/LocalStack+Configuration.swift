@@ -1,0 +1,75 @@
+import Foundation
+import Functions
+import HyperTrackEmulator
+import TriggerRuntime
+
+extension LocalStack {
+    /// How the local stack runs: ports, the emulator's clock and credentials, where state is kept.
+    public struct Configuration: Sendable {
+        /// Where the HTTP API listens (`port` 0 picks a free one).
+        public var apiHost: String = "127.0.0.1"
+        public var apiPort: Int = 8080
+        /// Where the HyperTrack emulator listens (0 picks a free one).
+        public var emulatorPort: Int = 4010
+        /// The emulator's clock: `.scaled(rate:)` for watching, `.manual()` for stepping (tests, the demo).
+        public var clock: HyperTrackEmulator.ClockMode = .scaled(rate: 1)
+        /// Speed of the emulator's simulated drivers, m/s.
+        public var driverSpeed: Double = 10
+        /// The credentials the emulator accepts and the API's client uses.
+        public var accountID: String = "local-account"
+        public var secretKey: String = "local-secret-key"
+        /// The secret the emulator signs webhooks with and the API verifies.
+        public var webhookSecret: String = "local-webhook-secret"
+        /// The backend's functions and API settings (its webhook secret is replaced by `webhookSecret`).
+        public var backend = Backend.Configuration()
+        /// The worker's settings.
+        public var runtime = TriggerRuntime.Configuration()
+        /// Apply migrations and install capture triggers before the worker starts.
+        public var prepare = true
+        /// Where the emulator's state is loaded from at start (if `state.json` exists there) and saved to on
+        /// shutdown; `nil` keeps it in memory only.
+        public var emulatorStateDirectory: String?
+        /// How often the HyperTrack client polls a Nearby request.
+        public var nearbyPollInterval: Duration = .milliseconds(200)
+
+        /// The defaults: API on 8080, emulator on 4010, real-time clock, state in memory.
+        public init() {}
+    }
+
+    /// What a running stack tells its users: URLs and the credentials it made up. Written to
+    /// `<data>/stack.json` by `ridesharing local` so `ridesharing functions call` can find it.
+    public struct Endpoints: Sendable, Codable, Hashable {
+        /// The HTTP API's base URL, e.g. `http://127.0.0.1:8080`.
+        public var apiURL: String
+        /// Where HyperTrack's webhooks are posted.
+        public var webhookURL: String
+        /// The emulator's base URL (HyperTrack's API).
+        public var emulatorURL: String
+        /// HyperTrack credentials (Basic auth at the emulator).
+        public var accountID: String
+        public var secretKey: String
+        /// The webhook signing secret.
+        public var webhookSecret: String
+        /// The database's URL, when the caller knows it (`nil` otherwise).
+        public var databaseURL: String?
+
+        /// Every URL and credential, one per line, for a terminal.
+        public var banner: String {
+            """
+            HTTP API            \(self.apiURL)/v1   (ready: \(self.apiURL)/readyz)
+            HyperTrack webhooks \(self.webhookURL)
+            HyperTrack emulator \(self.emulatorURL)   (control: \(self.emulatorURL)/_emulator)
+              account id        \(self.accountID)
+              secret key        \(self.secretKey)
+              webhook secret    \(self.webhookSecret)
+            Database            \(self.databaseURL ?? "(given by the caller)")
+            """
+        }
+    }
+
+    /// A started stack: its endpoints and the in-process emulator (to step its clock, register devices, add faults).
+    public struct Running: Sendable {
+        public var endpoints: Endpoints
+        public var emulator: HyperTrackEmulator
+    }
+}
