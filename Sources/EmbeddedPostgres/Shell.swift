@@ -25,6 +25,11 @@ enum Shell {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Close every other descriptor in the child: a server started by `pg_ctl` lives on and would otherwise keep
+        // this process's sockets (in-process HTTP servers, connections) open, so their peers never see them close.
+        for descriptor in openDescriptors() where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
         var cArguments = argv.map { strdup($0) }
         cArguments.append(nil)
         defer { cArguments.forEach { free($0) } }
@@ -45,6 +50,13 @@ enum Shell {
             )
         }
         return output
+    }
+
+    /// This process's open file descriptors (from /proc/self/fd; glibc ignores a close action for one that was
+    /// closed in the meantime).
+    static func openDescriptors() -> [Int32] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap { Int32($0) }
     }
 
     /// Gives the server user ownership of `path` (when we are root) so the server can write there.
