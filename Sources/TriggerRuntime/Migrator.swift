@@ -44,7 +44,7 @@ public struct Migrator: Sendable {
     public func migrate(_ migrations: [Migration], dryRun: Bool = false) async throws -> Report {
         try Self.validate(migrations)
         let logger = self.logger
-        return try await self.client.withConnection { connection in
+        return try await self.client.withConnectionClosedOnFailure { connection in
             try await connection.query("BEGIN", logger: logger)
             do {
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)

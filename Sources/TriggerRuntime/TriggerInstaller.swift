@@ -51,7 +51,7 @@ public struct TriggerInstaller: Sendable {
     {
         try TriggerRuntime.Configuration.validateChannel(channel)
         let logger = self.logger
-        try await self.client.withConnection { connection in
+        try await self.client.withConnectionClosedOnFailure { connection in
             try await connection.query("BEGIN", logger: logger)
             do {
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Migrator.lockKey))", logger: logger)

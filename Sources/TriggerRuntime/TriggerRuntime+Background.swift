@@ -9,7 +9,8 @@ extension TriggerRuntime {
         let channel = self.configuration.channel
         while !Task.isCancelled {
             do {
-                try await client.withConnection { connection in
+                // Any error ends this connection's use: close it before the pool can hand it to someone else.
+                try await client.withConnectionClosedOnFailure(closeOnAnyError: true) { connection in
                     try await connection.listen(on: channel) { notifications in
                         backoff = self.configuration.reconnectBackoff
                         self.logger.debug("listening", metadata: ["trigger.channel": "\(channel)"])

@@ -21,8 +21,12 @@ struct CommandLineTests {
         try process.run()
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
+                // Read both pipes at once: a child that fills one while we wait on the other would block forever.
+                let group = DispatchGroup()
+                nonisolated(unsafe) var err = Data()
+                DispatchQueue.global().async(group: group) { err = errors.fileHandleForReading.readDataToEndOfFile() }
                 let out = output.fileHandleForReading.readDataToEndOfFile()
-                let err = errors.fileHandleForReading.readDataToEndOfFile()
+                group.wait()
                 process.waitUntilExit()
                 let text = String(decoding: out, as: UTF8.self) + String(decoding: err, as: UTF8.self)
                 continuation.resume(returning: (process.terminationStatus, text))

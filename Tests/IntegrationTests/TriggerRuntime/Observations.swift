@@ -33,7 +33,8 @@ final class Observations<Entry: Sendable>: Sendable {
         for continuation in ready { continuation.resume() }
     }
 
-    /// Returns as soon as `predicate` holds for the entries; throws if it still does not after `timeout`.
+    /// Returns as soon as `predicate` holds for the entries; throws if it still does not after `timeout`, or when
+    /// the waiting task is cancelled (so a test's time limit always ends the wait).
     func wait(
         _ what: String,
         timeout: Duration = .seconds(60),
@@ -45,24 +46,35 @@ final class Observations<Entry: Sendable>: Sendable {
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await withCheckedThrowingContinuation { continuation in
-                    let now = self.state.withLock { state -> Bool in
-                        if predicate(state.entries) { return true }
-                        state.waiters[id] = Waiter(predicate: predicate, continuation: continuation)
-                        return false
+                try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { continuation in
+                        let now = self.state.withLock { state -> Bool in
+                            if predicate(state.entries) { return true }
+                            state.waiters[id] = Waiter(predicate: predicate, continuation: continuation)
+                            return false
+                        }
+                        if now { continuation.resume() }
+                        // Cancelled before the waiter was stored: the handler below found nothing to resume.
+                        if !now && Task.isCancelled { self.fail(id, with: CancellationError()) }
                     }
-                    if now { continuation.resume() }
+                } onCancel: {
+                    self.fail(id, with: CancellationError())
                 }
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                let waiter = self.state.withLock { $0.waiters.removeValue(forKey: id) }
                 let timedOut = TimedOut(description: "timed out waiting for \(what) (\(self.entries.count) entries)")
-                waiter?.continuation.resume(throwing: timedOut)
+                self.fail(id, with: timedOut)
                 throw timedOut
             }
             defer { group.cancelAll() }
             try await group.next()
         }
+    }
+
+    /// Resumes waiter `id`, if it still waits, with `error`.
+    private func fail(_ id: Int, with error: any Error) {
+        let waiter = self.state.withLock { $0.waiters.removeValue(forKey: id) }
+        waiter?.continuation.resume(throwing: error)
     }
 }
