@@ -6,7 +6,7 @@ import PostgresNIO
 ///
 /// In one transaction: resolves each function's table and checks its key and filter columns (a bad registration
 /// is refused and changes nothing), replaces the rows of `trigger_runtime.functions` (so a function removed from
-/// the registry stops capturing at once), creates or replaces the `trigger_runtime_capture` trigger on each table
+/// the registry stops capturing at once, and its waiting deliveries are dead-lettered), creates or replaces the `trigger_runtime_capture` trigger on each table
 /// that has functions, and drops it from tables that no longer have any. Requires the runtime's migrations.
 public struct TriggerInstaller: Sendable {
     /// The name of the row trigger installed on each table.
@@ -71,6 +71,7 @@ public struct TriggerInstaller: Sendable {
                         logger: logger
                     )
                 }
+                try await Self.deadLetterOrphans(connection: connection, logger: logger)
                 for (_, table) in tables.sorted(by: { $0.key < $1.key }) {
                     let ddl = Self.triggerDDL(schema: table.schema, table: table.name, channel: channel)
                     try await connection.query(PostgresQuery(unsafeSQL: ddl), logger: logger)
@@ -98,6 +99,33 @@ public struct TriggerInstaller: Sendable {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw error
             }
+        }
+    }
+
+    /// Dead-letters the waiting deliveries of functions that are no longer registered: no worker would ever claim
+    /// them. Deliveries a worker holds under a live lease are left to it (an older worker in a rolling upgrade may
+    /// still run the function); `events retry` replays the dead-lettered ones once the function is registered again.
+    private static func deadLetterOrphans(connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(
+            """
+            WITH orphaned AS (
+                UPDATE trigger_runtime.deliveries d
+                SET status = 'dead', lease_owner = NULL, lease_token = NULL,
+                    last_error = 'function ' || d.function_name || ' is no longer registered: dead-lettered when '
+                        || 'the registry was installed; register it again and run `events retry` to replay'
+                WHERE d.status = 'ready' AND (d.lease_token IS NULL OR d.run_after < now())
+                  AND NOT EXISTS (SELECT FROM trigger_runtime.functions f WHERE f.name = d.function_name)
+                RETURNING d.function_name
+            )
+            SELECT function_name, count(*)::int8 FROM orphaned GROUP BY function_name ORDER BY function_name
+            """,
+            logger: logger
+        )
+        for try await (function, count) in rows.decode((String, Int64).self) {
+            logger.warning(
+                "dead-lettered the waiting deliveries of a function that is no longer registered",
+                metadata: ["trigger.function": "\(function)", "trigger.deliveries": "\(count)"]
+            )
         }
     }
 

@@ -95,6 +95,54 @@ struct SchemaTests {
         }
     }
 
+    @Test("deliveries waiting for a function that is removed from the registry are dead-lettered, and replay later")
+    func removedFunction() async throws {
+        let (logger, logs) = Logger.capturing()
+        try await TestDatabase.shared.withDatabase { client, _ in
+            try await Migrator(client: client, logger: logger).migrate(TriggerRuntime.migrations + Self.app)
+            let installer = TriggerInstaller(client: client, logger: logger)
+            var both = FunctionRegistry()
+            both.register("kept", on: .create("items"), as: Item.self) { _, _ in }
+            both.register("removed", on: .create("items"), as: Item.self) { _, _ in }
+            try await installer.install(both)
+            for id in 1...3 { try await client.query("INSERT INTO items (id, name, value) VALUES (\(id), 'i', 0)") }
+            // One of "removed"'s deliveries is held by a live lease (a worker of the older release still runs it).
+            try await client.query(
+                """
+                UPDATE trigger_runtime.deliveries SET lease_token = gen_random_uuid(), lease_owner = 'old',
+                    run_after = now() + interval '1 hour'
+                WHERE id = (SELECT min(id) FROM trigger_runtime.deliveries WHERE function_name = 'removed')
+                """
+            )
+
+            var kept = FunctionRegistry()
+            kept.register("kept", on: .create("items"), as: Item.self) { _, _ in }
+            try await installer.install(kept)
+            let states = try await client.query(
+                """
+                SELECT function_name, status, coalesce(last_error, '') FROM trigger_runtime.deliveries
+                ORDER BY function_name, id
+                """
+            )
+            var seen: [String] = []
+            for try await (function, status, error) in states.decode((String, String, String).self) {
+                seen.append("\(function) \(status)")
+                if status == "dead" { #expect(error.contains("function removed is no longer registered")) }
+            }
+            #expect(seen == ["kept ready", "kept ready", "kept ready", "removed ready", "removed dead", "removed dead"])
+            #expect(logs.entries.contains { $0.metadata["trigger.deliveries"] == "2" && $0.level == .warning })
+
+            // Registered again, the dead ones replay.
+            try await installer.install(both)
+            let admin = DeliveryAdmin(client: client, logger: logger)
+            #expect(try await admin.retryAllDead() == 2)
+            #expect(
+                try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.deliveries WHERE status = 'dead'")
+                    == 0
+            )
+        }
+    }
+
     @Test("the claim stays on its index when the queue starts empty and grows to 100,000 rows")
     func claimPlanGuard() async throws {
         let (logger, _) = Logger.capturing()
