@@ -34,16 +34,18 @@ enum ProcessCleanup {
         let stop = Shell.isRoot ? "runuser -u \(Shell.serverUser) -- \(pgCtl)" : pgCtl
         // Polls once a second for the parent's exit: this is cleanup after a crash, not a test waiting on an outcome.
         let script = """
+            exec </dev/null >/dev/null 2>&1
             while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
             \(stop) stop -D '\(directory)' -m immediate >/dev/null 2>&1
             rm -rf '\(directory)'
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["/bin/sh", "-c", script]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
+        // `setsid -f` forks the watchdog into its own session and returns at once. Not Foundation's `Process`: it
+        // detects a child's exit through a socket the child inherits, which the forked watchdog would keep open, so
+        // the exit would never be seen and the child would linger as a zombie.
+        do {
+            try Shell.run("/usr/bin/setsid", ["-f", "/bin/sh", "-c", script], asServerUser: false)
+        } catch {
+            FileHandle.standardError.write(Data("embedded-postgres: could not start the cleanup watchdog: \(error)\n".utf8))
+        }
     }
 }

@@ -27,8 +27,13 @@ enum Shell {
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         // Close every other descriptor in the child: a server started by `pg_ctl` lives on and would otherwise keep
         // this process's sockets (in-process HTTP servers, connections) open, so their peers never see them close.
-        for descriptor in openDescriptors() where descriptor > 2 {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
+        // `closefrom` in the child also covers descriptors other threads open while we spawn.
+        if let closeFrom = Self.closeFrom {
+            _ = closeFrom(&actions, 3)
+        } else {
+            for descriptor in Self.openDescriptors() where descriptor > 2 {
+                posix_spawn_file_actions_addclose(&actions, descriptor)
+            }
         }
         var cArguments = argv.map { strdup($0) }
         cArguments.append(nil)
@@ -52,14 +57,22 @@ enum Shell {
         return output
     }
 
-    /// This process's open file descriptors (from /proc/self/fd; glibc ignores a close action for one that was
-    /// closed in the meantime).
+    /// Gives the server user ownership of `path` (when we are root) so the server can write there.
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not
+    /// import.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(
+            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self
+        )
+    }()
+
+    /// This process's open file descriptors (from /proc/self/fd), where `closeFrom` is missing.
     static func openDescriptors() -> [Int32] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return names.compactMap { Int32($0) }
     }
 
-    /// Gives the server user ownership of `path` (when we are root) so the server can write there.
     static func handOver(_ path: String) throws {
         guard isRoot else { return }
         try run("/bin/chown", ["-R", "\(serverUser):\(serverUser)", path], asServerUser: false)

@@ -18,8 +18,9 @@ struct CommandLineTests {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
+        let exit = ProcessExit(observing: process)
         try process.run()
-        return await withCheckedContinuation { continuation in
+        let text = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 // Read both pipes at once: a child that fills one while we wait on the other would block forever.
                 let group = DispatchGroup()
@@ -27,11 +28,10 @@ struct CommandLineTests {
                 DispatchQueue.global().async(group: group) { err = errors.fileHandleForReading.readDataToEndOfFile() }
                 let out = output.fileHandleForReading.readDataToEndOfFile()
                 group.wait()
-                process.waitUntilExit()
-                let text = String(decoding: out, as: UTF8.self) + String(decoding: err, as: UTF8.self)
-                continuation.resume(returning: (process.terminationStatus, text))
+                continuation.resume(returning: String(decoding: out, as: UTF8.self) + String(decoding: err, as: UTF8.self))
             }
         }
+        return (try await exit.status("ridesharing \(arguments.joined(separator: " "))"), text)
     }
 
     @Test("migrate --dry-run reports, migrate applies, events list/show/retry work and refuse bad input")

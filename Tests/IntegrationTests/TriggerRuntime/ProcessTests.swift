@@ -38,7 +38,7 @@ struct ProcessTests {
             try await client.query("INSERT INTO items (id, name, value) VALUES (1, 'stuck', 0)")
             try await worker.lines.wait("the child's handler to start") { $0.contains("started 1") }
             worker.signal(SIGKILL)
-            #expect(await worker.waitForExit() == SIGKILL)
+            #expect(try await worker.waitForExit() == SIGKILL)
 
             // What the dead worker held: its claim token.
             let rows = try await client.query(
@@ -90,7 +90,7 @@ struct ProcessTests {
             try await client.query("INSERT INTO items (id, name, value) SELECT g, 'load', 0 FROM generate_series(1, 60) g")
             try await worker.lines.wait("handlers in flight") { $0.filter { $0.hasPrefix("started") }.count >= 6 }
             worker.signal(SIGTERM)
-            #expect(await worker.waitForExit() == 0)
+            #expect(try await worker.waitForExit() == 0)
 
             let started = worker.ids("started")
             let finished = worker.ids("finished")

@@ -9,6 +9,7 @@ final class WorkerProcess: Sendable {
 
     let lines = Observations<String>()
     private let process: Process
+    private let exit: ProcessExit
 
     /// Starts the worker with `environment` added to this process's.
     init(environment: [String: String]) throws {
@@ -24,6 +25,7 @@ final class WorkerProcess: Sendable {
             let data = handle.availableData
             for line in buffer.append(data) { lines.append(line) }
         }
+        self.exit = ProcessExit(observing: process)
         try process.run()
         self.process = process
     }
@@ -39,15 +41,9 @@ final class WorkerProcess: Sendable {
         kill(self.process.processIdentifier, signal)
     }
 
-    /// Waits for the process to exit and returns its status.
-    func waitForExit() async -> Int32 {
-        let process = self.process
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
+    /// Waits for the process to exit and returns its status; throws if it has not exited after two minutes.
+    func waitForExit() async throws -> Int32 {
+        try await self.exit.status("the test worker")
     }
 
     /// IDs from the worker's `started ID` / `finished ID` lines.
