@@ -6,14 +6,13 @@ package protocol OutboxStore: Sendable {
     /// leasing them to `owner` for `lease`.
     func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery]
 
-    /// Runs `body` in a transaction and, if it returns, marks the delivery done in the same transaction, fenced by
-    /// its lease token. Throws `leaseLost` (rolling back) if the lease was taken over; rethrows `body`'s error
-    /// after rolling back, then runs `onFailure` outside that transaction to settle the delivery.
-    func complete(
-        _ delivery: Delivery,
-        body: @Sendable (PostgresConnection?) async throws -> Void,
-        onFailure: @Sendable (any Error) -> Settlement
-    ) async throws -> Settlement
+    /// Opens one transaction, runs `body` with it and commits when `body` returns (rolls back if it throws).
+    ///
+    /// The settlements that `OutboxTransaction.run` returns take effect with that commit, all or none: if this
+    /// throws, none of them happened (the deliveries run again once their leases expire).
+    func withTransaction<Result: Sendable>(
+        _ body: (any OutboxTransaction) async throws -> Result
+    ) async throws -> Result
 
     /// Extends the leases of `deliveries`; returns the ids whose lease is still held.
     func renew(_ deliveries: [Delivery], lease: Duration) async throws -> Set<Int64>
@@ -26,6 +25,32 @@ package protocol OutboxStore: Sendable {
 
     /// Deletes done-log entries older than `age`; returns how many.
     func prune(olderThan age: Duration) async throws -> Int
+}
+
+/// One open transaction of an `OutboxStore`, in which any number of deliveries are handled one after another.
+package protocol OutboxTransaction {
+    /// Runs `body` for `delivery` inside the transaction (its own savepoint) and, if it returns, marks the delivery
+    /// done there, fenced by its lease token: the handler's writes and the marking commit together or not at all.
+    /// If the lease was taken over, rolls back to the savepoint and returns `leaseLost`. If `body` throws, rolls
+    /// back to the savepoint and writes `onFailure`'s settlement (fenced too) in the same transaction.
+    func run(
+        _ delivery: Delivery,
+        body: @Sendable (PostgresConnection?) async throws -> Void,
+        onFailure: @Sendable (any Error) -> Settlement
+    ) async throws -> Settlement
+}
+
+extension OutboxStore {
+    /// Runs and settles one delivery in its own transaction (see `OutboxTransaction.run`).
+    package func complete(
+        _ delivery: Delivery,
+        body: @Sendable (PostgresConnection?) async throws -> Void,
+        onFailure: @Sendable (any Error) -> Settlement
+    ) async throws -> Settlement {
+        try await self.withTransaction { transaction in
+            try await transaction.run(delivery, body: body, onFailure: onFailure)
+        }
+    }
 }
 
 /// What happened to a delivery once its handler ran.

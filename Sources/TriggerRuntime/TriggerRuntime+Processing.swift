@@ -2,64 +2,115 @@ import Logging
 import PostgresNIO
 
 extension TriggerRuntime {
-    /// Runs one claimed delivery and settles it: done (in the handler's transaction), retry, dead or release.
-    func process(_ delivery: Delivery, state: RunState) async {
-        defer { state.finish(delivery) }
+    /// One lane: takes queued deliveries and runs them, several per transaction while more are queued, until the
+    /// queue is empty.
+    func runLane(state: RunState) async {
+        repeat {
+            while let first = state.next() {
+                await self.runTransaction(first: first, state: state)
+            }
+        } while !state.endLane()
+    }
+
+    /// Runs `first`, then further queued deliveries, in one transaction: up to `transactionBatchSize` of them while
+    /// the transaction is younger than `transactionWindow`; then commits and reports each settlement.
+    private func runTransaction(first: Delivery, state: RunState) async {
+        let configuration = self.configuration
+        var taken = [first]
+        var results: [(delivery: Delivery, settlement: Settlement, duration: Duration)] = []
+        let opened = ContinuousClock.now
+        do {
+            try await self.store.withTransaction { transaction in
+                var delivery = first
+                while true {
+                    let start = ContinuousClock.now
+                    let settlement = try await self.handle(delivery, in: transaction, state: state)
+                    results.append((delivery, settlement, ContinuousClock.now - start))
+                    guard results.count < configuration.transactionBatchSize,
+                        ContinuousClock.now - opened < configuration.transactionWindow,
+                        !state.isAbandoned, !Task.isCancelled,
+                        let next = state.next()
+                    else { break }
+                    taken.append(next)
+                    delivery = next
+                }
+            }
+        } catch {
+            // Nothing of the transaction committed: the leases expire and the deliveries run again.
+            for delivery in taken {
+                self.logger(for: delivery).error(
+                    "could not settle delivery",
+                    metadata: ["trigger.outcome": "error", "error": "\(String(reflecting: error))"]
+                )
+                RuntimeMetrics.finished(delivery, outcome: "error", duration: ContinuousClock.now - opened)
+            }
+            state.finish(taken)
+            return
+        }
+        state.finish(taken)
+        for result in results {
+            self.report(result.delivery, result.settlement, duration: result.duration)
+        }
+    }
+
+    /// Runs one delivery's handler in `transaction` and settles it there: done, retry, dead or release.
+    private func handle(_ delivery: Delivery, in transaction: any OutboxTransaction, state: RunState) async throws
+        -> Settlement
+    {
+        RuntimeMetrics.claimed(delivery)
+        guard let function = self.registry.function(named: delivery.function) else {
+            // The claim only returns this worker's functions; reaching this is a bug, so hand it back.
+            self.logger(for: delivery).error("claimed a delivery of an unknown function; releasing it")
+            return try await transaction.run(
+                delivery,
+                body: { _ in throw TriggerRuntimeError(.functionNotRegistered, "\(delivery.function)") },
+                onFailure: { _ in .release }
+            )
+        }
+        let invocationLogger = self.logger(for: delivery)
+        let options = function.options
+        let random = Double.random(in: 0..<1)
+        return try await transaction.run(
+            delivery,
+            body: { connection in
+                let context = FunctionContext(
+                    eventID: delivery.id,
+                    functionName: delivery.function,
+                    operation: delivery.operation,
+                    table: delivery.table,
+                    documentKey: delivery.documentKey,
+                    commitTime: delivery.committedAt,
+                    attempt: delivery.attempt,
+                    logger: invocationLogger,
+                    transaction: connection
+                )
+                try await Self.withTimeout(options.timeout) {
+                    try await function.invoke(before: delivery.before, after: delivery.after, context: context)
+                }
+            },
+            onFailure: { error in
+                if state.isAbandoned || Task.isCancelled { return .release }
+                let text = Self.describe(error)
+                if Backoff.isExhausted(attempt: delivery.attempt, options: options) { return .dead(error: text) }
+                return .retry(
+                    delay: Backoff.delay(afterAttempt: delivery.attempt, options: options, random: random),
+                    error: text
+                )
+            }
+        )
+    }
+
+    private func logger(for delivery: Delivery) -> Logger {
         var logger = self.logger
         logger[metadataKey: "trigger.function"] = "\(delivery.function)"
         logger[metadataKey: "trigger.event_id"] = "\(delivery.id)"
         logger[metadataKey: "trigger.attempt"] = "\(delivery.attempt)"
-        let invocationLogger = logger
-        RuntimeMetrics.claimed(delivery)
-        let start = ContinuousClock.now
-        guard let function = self.registry.function(named: delivery.function) else {
-            // The claim only returns this worker's functions; reaching this is a bug, so hand it back.
-            logger.error("claimed a delivery of an unknown function; releasing it")
-            try? await self.store.release([delivery])
-            return
-        }
-        let options = function.options
-        let random = Double.random(in: 0..<1)
-        let settlement: Settlement
-        do {
-            settlement = try await self.store.complete(
-                delivery,
-                body: { connection in
-                    let context = FunctionContext(
-                        eventID: delivery.id,
-                        functionName: delivery.function,
-                        operation: delivery.operation,
-                        table: delivery.table,
-                        documentKey: delivery.documentKey,
-                        commitTime: delivery.committedAt,
-                        attempt: delivery.attempt,
-                        logger: invocationLogger,
-                        transaction: connection
-                    )
-                    try await Self.withTimeout(options.timeout) {
-                        try await function.invoke(before: delivery.before, after: delivery.after, context: context)
-                    }
-                },
-                onFailure: { error in
-                    if state.isAbandoned || Task.isCancelled { return .release }
-                    let text = Self.describe(error)
-                    if Backoff.isExhausted(attempt: delivery.attempt, options: options) { return .dead(error: text) }
-                    return .retry(
-                        delay: Backoff.delay(afterAttempt: delivery.attempt, options: options, random: random),
-                        error: text
-                    )
-                }
-            )
-        } catch {
-            // The database failed while settling: nothing was committed; the lease expires and it runs again.
-            logger.error(
-                "could not settle delivery",
-                metadata: ["trigger.outcome": "error", "error": "\(String(reflecting: error))"]
-            )
-            RuntimeMetrics.finished(delivery, outcome: "error", duration: ContinuousClock.now - start)
-            return
-        }
-        let duration = ContinuousClock.now - start
+        return logger
+    }
+
+    /// Logs and counts a settlement once its transaction committed.
+    private func report(_ delivery: Delivery, _ settlement: Settlement, duration: Duration) {
+        let logger = self.logger(for: delivery)
         var metadata: Logger.Metadata = ["trigger.duration_ms": "\(Self.milliseconds(duration))"]
         switch settlement {
         case .done:

@@ -57,23 +57,31 @@ actor InMemoryOutboxStore: OutboxStore {
         return claimed
     }
 
-    func complete(
-        _ delivery: Delivery,
-        body: @Sendable (PostgresConnection?) async throws -> Void,
-        onFailure: @Sendable (any Error) -> Settlement
-    ) async throws -> Settlement {
-        var settlement: Settlement
-        do {
-            try await body(nil)
-            settlement = .done
-        } catch {
-            settlement = onFailure(error)
-        }
-        guard var row = self.rows[delivery.id], row.delivery.leaseToken == delivery.leaseToken, row.leased else {
-            settlement = .leaseLost
+    nonisolated func withTransaction<Result: Sendable>(
+        _ body: (any OutboxTransaction) async throws -> Result
+    ) async throws -> Result {
+        let transaction = Transaction(store: self)
+        let result = try await body(transaction)
+        await self.commit(transaction.settled)
+        return result
+    }
+
+    /// Whether `delivery` still holds its lease (the fence of the real store's completion).
+    fileprivate func holds(_ delivery: Delivery) -> Bool {
+        guard let row = self.rows[delivery.id] else { return false }
+        return row.leased && row.delivery.leaseToken == delivery.leaseToken
+    }
+
+    /// Applies a transaction's settlements, as its commit would, and publishes them.
+    private func commit(_ settled: [(Delivery, Settlement)]) {
+        for (delivery, settlement) in settled {
+            self.apply(settlement, to: delivery)
             self.continuation.yield((delivery.id, settlement))
-            return settlement
         }
+    }
+
+    private func apply(_ settlement: Settlement, to delivery: Delivery) {
+        guard var row = self.rows[delivery.id], row.leased, row.delivery.leaseToken == delivery.leaseToken else { return }
         row.leased = false
         switch settlement {
         case .done:
@@ -94,8 +102,33 @@ actor InMemoryOutboxStore: OutboxStore {
         case .leaseLost:
             break
         }
-        self.continuation.yield((delivery.id, settlement))
-        return settlement
+    }
+
+    /// A transaction: settlements are checked against the lease when made and applied at commit.
+    private final class Transaction: OutboxTransaction {
+        let store: InMemoryOutboxStore
+        var settled: [(Delivery, Settlement)] = []
+
+        init(store: InMemoryOutboxStore) {
+            self.store = store
+        }
+
+        func run(
+            _ delivery: Delivery,
+            body: @Sendable (PostgresConnection?) async throws -> Void,
+            onFailure: @Sendable (any Error) -> Settlement
+        ) async throws -> Settlement {
+            var settlement: Settlement
+            do {
+                try await body(nil)
+                settlement = .done
+            } catch {
+                settlement = onFailure(error)
+            }
+            if await !self.store.holds(delivery) { settlement = .leaseLost }
+            self.settled.append((delivery, settlement))
+            return settlement
+        }
     }
 
     func renew(_ deliveries: [Delivery], lease: Duration) async throws -> Set<Int64> {
