@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TriggerRuntime
 
 /// Measures the trigger runtime against the floors of the same PostgreSQL, and writes BENCHMARKS.md.
 @main
@@ -30,6 +31,18 @@ struct TriggerBench: AsyncParsableCommand {
         help: "Run only these parts (comma-separated: floors, latency, drain, steady); all by default."
     )
     var only: String = "floors,latency,drain,steady"
+
+    @Option(help: "Worker setting: handlers at once (default: the runtime's default).")
+    var concurrency: Int?
+
+    @Option(help: "Worker setting: deliveries per claim (default: the runtime's default).")
+    var batchSize: Int?
+
+    @Option(help: "Worker setting: deliveries per transaction, at most (default: the runtime's default).")
+    var transactionBatchSize: Int?
+
+    @Option(help: "Worker setting: 'on' or 'off' (default: the runtime's default).")
+    var synchronousCompletion: String?
 
     @Option(help: "Where to write the report; '-' prints it only.")
     var output: String = "BENCHMARKS.md"
@@ -74,8 +87,15 @@ struct TriggerBench: AsyncParsableCommand {
             }
         }
 
+        var worker = TriggerRuntime.Configuration()
+        if let concurrency = self.concurrency { worker.concurrency = concurrency }
+        if let batchSize = self.batchSize { worker.batchSize = batchSize }
+        if let size = self.transactionBatchSize { worker.transactionBatchSize = size }
+        if let synchronous = self.synchronousCompletion { worker.synchronousCompletion = synchronous != "off" }
+        try worker.validate()
         try await RuntimeBenchmarks.run(
             database: database,
+            worker: worker,
             rate: self.rate,
             latencyDuration: .seconds(self.latencySeconds),
             backlog: self.backlog,

@@ -10,7 +10,13 @@ package protocol OutboxStore: Sendable {
     ///
     /// The settlements that `OutboxTransaction.run` returns take effect with that commit, all or none: if this
     /// throws, none of them happened (the deliveries run again once their leases expire).
+    ///
+    /// With `batched`, `run` does not mark a delivery done at once: the commit marks every delivery that returned
+    /// `done` in one statement, fenced by their lease tokens. If any of those leases was taken over meanwhile, the
+    /// whole transaction rolls back and this throws `BatchLeaseLost`: the caller runs the deliveries again one per
+    /// transaction (not batched), where each fence is checked on its own.
     func withTransaction<Result: Sendable>(
+        batched: Bool,
         _ body: (any OutboxTransaction) async throws -> Result
     ) async throws -> Result
 
@@ -30,8 +36,9 @@ package protocol OutboxStore: Sendable {
 /// One open transaction of an `OutboxStore`, in which any number of deliveries are handled one after another.
 package protocol OutboxTransaction {
     /// Runs `body` for `delivery` inside the transaction (its own savepoint) and, if it returns, marks the delivery
-    /// done there, fenced by its lease token: the handler's writes and the marking commit together or not at all.
-    /// If the lease was taken over, rolls back to the savepoint and returns `leaseLost`. If `body` throws, rolls
+    /// done there (at commit if the transaction is batched), fenced by its lease token: the handler's writes and
+    /// the marking commit together or not at all. If the lease was taken over, rolls back to the savepoint and
+    /// returns `leaseLost`. If `body` throws, rolls
     /// back to the savepoint and writes `onFailure`'s settlement (fenced too) in the same transaction.
     func run(
         _ delivery: Delivery,
@@ -47,10 +54,22 @@ extension OutboxStore {
         body: @Sendable (PostgresConnection?) async throws -> Void,
         onFailure: @Sendable (any Error) -> Settlement
     ) async throws -> Settlement {
-        try await self.withTransaction { transaction in
+        try await self.withTransaction(batched: false) { transaction in
             try await transaction.run(delivery, body: body, onFailure: onFailure)
         }
     }
+}
+
+/// A batched transaction rolled back because the lease of at least one delivery it handled had been taken over.
+package struct BatchLeaseLost: Error, CustomStringConvertible {
+    /// The deliveries whose lease was lost.
+    package var ids: Set<Int64>
+
+    package init(ids: Set<Int64>) {
+        self.ids = ids
+    }
+
+    package var description: String { "leases taken over meanwhile: \(self.ids.sorted())" }
 }
 
 /// What happened to a delivery once its handler ran.

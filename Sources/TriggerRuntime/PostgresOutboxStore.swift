@@ -18,43 +18,35 @@ package struct PostgresOutboxStore: OutboxStore {
     }
 
     package func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery] {
-        let rows = try await self.client.query(
-            """
-            SELECT id, function_name, table_name, operation, document_key, old_row::text, new_row::text,
-                   committed_at, attempt, lease_token
-            FROM trigger_runtime.claim(\(functions.map(\.rawValue)), \(Int32(clamping: limit)), \(owner), \(lease.secondsValue))
-            """,
-            logger: self.logger
+        let statement = PostgresStatements.Claim(
+            functions: functions.map(\.rawValue),
+            limit: Int32(clamping: limit),
+            owner: owner,
+            leaseSeconds: lease.secondsValue
         )
-        var claimed: [Delivery] = []
-        for try await (id, function, table, operation, key, before, after, committedAt, attempt, token) in rows.decode(
-            (Int64, String, String, String, String, String?, String?, Date, Int, UUID).self
-        ) {
-            claimed.append(
-                Delivery(
-                    id: id,
-                    function: FunctionName(function),
-                    table: table,
-                    operation: ChangeOperation(rawValue: operation) ?? .update,
-                    documentKey: key,
-                    before: before.map { Data($0.utf8) },
-                    after: after.map { Data($0.utf8) },
-                    committedAt: committedAt,
-                    attempt: attempt,
-                    leaseToken: token
-                )
-            )
+        let claimed = try await self.client.withConnection { connection in
+            var claimed: [Delivery] = []
+            for try await delivery in try await connection.execute(statement, logger: self.logger) {
+                claimed.append(delivery)
+            }
+            return claimed
         }
         // Commit order within the batch (the claim orders by due time, which a retried delivery may change).
         return claimed.sorted { $0.id < $1.id }
     }
 
     package func withTransaction<Result: Sendable>(
+        batched: Bool,
         _ body: (any OutboxTransaction) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
         return try await self.client.withConnection { connection in
-            let transaction = PostgresOutboxTransaction(connection: connection, channel: self.channel, logger: logger)
+            let transaction = PostgresOutboxTransaction(
+                connection: connection,
+                channel: self.channel,
+                logger: logger,
+                batched: batched
+            )
             // Sent without waiting: the first savepoint and the handler's first statement follow in the same flight.
             transaction.send("BEGIN")
             if !self.synchronousCompletion { transaction.send("SET LOCAL synchronous_commit = off") }
@@ -62,6 +54,7 @@ package struct PostgresOutboxStore: OutboxStore {
             do {
                 result = try await body(transaction)
                 try await transaction.flush()
+                try await transaction.markDeferred()
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
                 throw error

@@ -11,13 +11,18 @@ final class PostgresOutboxTransaction: OutboxTransaction {
     let connection: PostgresConnection
     let channel: String
     let logger: Logger
+    /// Whether successful deliveries are marked done together at commit (`markDeferred`).
+    let batched: Bool
     /// Statements sent but not yet waited for, in order.
     private var pending: [EventLoopFuture<PostgresQueryResult>] = []
+    /// Batched: the deliveries whose handlers returned, to mark done at commit.
+    private var deferred: [Delivery] = []
 
-    init(connection: PostgresConnection, channel: String, logger: Logger) {
+    init(connection: PostgresConnection, channel: String, logger: Logger, batched: Bool) {
         self.connection = connection
         self.channel = channel
         self.logger = logger
+        self.batched = batched
     }
 
     /// Sends `query` without waiting for its answer. The connection runs statements in the order they were sent,
@@ -54,6 +59,11 @@ final class PostgresOutboxTransaction: OutboxTransaction {
         } catch {
             failure = error
         }
+        if failure == nil && self.batched {
+            // Nothing to wait for: the savepoint's answer and the marking are checked at commit.
+            self.deferred.append(delivery)
+            return .done
+        }
         try await self.flush()
         if let failure {
             try await self.connection.query("ROLLBACK TO SAVEPOINT delivery", logger: self.logger)
@@ -65,25 +75,36 @@ final class PostgresOutboxTransaction: OutboxTransaction {
                 logger: self.logger
             )
         }
-        let rows = try await self.connection.query(
-            """
-            WITH d AS (
-                DELETE FROM trigger_runtime.deliveries WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken)
-                RETURNING id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner
-            )
-            INSERT INTO trigger_runtime.done
-                (id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner)
-            SELECT * FROM d RETURNING id
-            """,
+        let rows = try await self.connection.execute(
+            PostgresStatements.MarkDone(id: delivery.id, leaseToken: delivery.leaseToken),
             logger: self.logger
         )
         var completed = false
-        for try await _ in rows.decode(Int64.self) { completed = true }
+        for try await _ in rows { completed = true }
         guard completed else {
             try await self.connection.query("ROLLBACK TO SAVEPOINT delivery", logger: self.logger)
             return .leaseLost
         }
         return .done
+    }
+}
+
+extension PostgresOutboxTransaction {
+    /// Batched: marks every delivery whose handler returned done, in one statement; throws `BatchLeaseLost` if a
+    /// lease was taken over (the caller rolls back).
+    func markDeferred() async throws {
+        guard !self.deferred.isEmpty else { return }
+        let deliveries = self.deferred
+        self.deferred = []
+        let rows = try await self.connection.execute(
+            PostgresStatements.MarkDoneBatch(ids: deliveries.map(\.id), leaseTokens: deliveries.map(\.leaseToken)),
+            logger: self.logger
+        )
+        var marked = Set<Int64>()
+        for try await id in rows { marked.insert(id) }
+        if marked.count != deliveries.count {
+            throw BatchLeaseLost(ids: Set(deliveries.map(\.id)).subtracting(marked))
+        }
     }
 }
 

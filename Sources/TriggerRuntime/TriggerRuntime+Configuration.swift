@@ -58,7 +58,7 @@ extension TriggerRuntime {
         public var workerID: String = Configuration.defaultWorkerID()
 
         /// How many claimed deliveries the worker keeps queued for its handler slots, at most.
-        var claimAhead: Int { max(1, min(self.batchSize, 2 * self.concurrency)) }
+        var claimAhead: Int { 2 * self.batchSize }
 
         /// Creates a configuration with the defaults.
         public init() {}

@@ -20,7 +20,7 @@ extension TriggerRuntime {
         var results: [(delivery: Delivery, settlement: Settlement, duration: Duration)] = []
         let opened = ContinuousClock.now
         do {
-            try await self.store.withTransaction { transaction in
+            try await self.store.withTransaction(batched: true) { transaction in
                 var delivery = first
                 while true {
                     let start = ContinuousClock.now
@@ -35,21 +35,49 @@ extension TriggerRuntime {
                     delivery = next
                 }
             }
-        } catch {
-            // Nothing of the transaction committed: the leases expire and the deliveries run again.
+        } catch let lost as BatchLeaseLost {
+            // Rolled back: run each delivery again in a transaction of its own, where its own fence decides.
+            self.logger.warning(
+                "a lease was taken over during a batched transaction; running its deliveries one by one",
+                metadata: ["trigger.lost": "\(lost.ids.sorted())", "trigger.batch": "\(taken.count)"]
+            )
             for delivery in taken {
-                self.logger(for: delivery).error(
-                    "could not settle delivery",
-                    metadata: ["trigger.outcome": "error", "error": "\(String(reflecting: error))"]
-                )
-                RuntimeMetrics.finished(delivery, outcome: "error", duration: ContinuousClock.now - opened)
+                await self.runAlone(delivery, state: state)
             }
+            state.finish(taken)
+            return
+        } catch {
+            self.reportUnsettled(taken, error: error, since: opened)
             state.finish(taken)
             return
         }
         state.finish(taken)
         for result in results {
             self.report(result.delivery, result.settlement, duration: result.duration)
+        }
+    }
+
+    /// Runs one delivery in a transaction of its own, marked done at once (fenced on its own).
+    private func runAlone(_ delivery: Delivery, state: RunState) async {
+        let start = ContinuousClock.now
+        do {
+            let settlement = try await self.store.withTransaction(batched: false) { transaction in
+                try await self.handle(delivery, in: transaction, state: state)
+            }
+            self.report(delivery, settlement, duration: ContinuousClock.now - start)
+        } catch {
+            self.reportUnsettled([delivery], error: error, since: start)
+        }
+    }
+
+    /// Nothing of the transaction committed: the leases expire and the deliveries run again.
+    private func reportUnsettled(_ deliveries: [Delivery], error: any Error, since start: ContinuousClock.Instant) {
+        for delivery in deliveries {
+            self.logger(for: delivery).error(
+                "could not settle delivery",
+                metadata: ["trigger.outcome": "error", "error": "\(String(reflecting: error))"]
+            )
+            RuntimeMetrics.finished(delivery, outcome: "error", duration: ContinuousClock.now - start)
         }
     }
 

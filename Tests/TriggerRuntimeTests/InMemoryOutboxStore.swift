@@ -58,11 +58,12 @@ actor InMemoryOutboxStore: OutboxStore {
     }
 
     nonisolated func withTransaction<Result: Sendable>(
+        batched: Bool,
         _ body: (any OutboxTransaction) async throws -> Result
     ) async throws -> Result {
-        let transaction = Transaction(store: self)
+        let transaction = Transaction(store: self, batched: batched)
         let result = try await body(transaction)
-        await self.commit(transaction.settled)
+        try await self.commit(transaction.settled, batched: batched)
         return result
     }
 
@@ -72,8 +73,13 @@ actor InMemoryOutboxStore: OutboxStore {
         return row.leased && row.delivery.leaseToken == delivery.leaseToken
     }
 
-    /// Applies a transaction's settlements, as its commit would, and publishes them.
-    private func commit(_ settled: [(Delivery, Settlement)]) {
+    /// Applies a transaction's settlements, as its commit would, and publishes them. Batched, the deliveries
+    /// marked done are fenced here, all or none (`BatchLeaseLost`).
+    private func commit(_ settled: [(Delivery, Settlement)], batched: Bool) throws {
+        if batched {
+            let lost = settled.filter { $0.1 == .done && !self.holds($0.0) }.map(\.0.id)
+            if !lost.isEmpty { throw BatchLeaseLost(ids: Set(lost)) }
+        }
         for (delivery, settlement) in settled {
             self.apply(settlement, to: delivery)
             self.continuation.yield((delivery.id, settlement))
@@ -107,10 +113,12 @@ actor InMemoryOutboxStore: OutboxStore {
     /// A transaction: settlements are checked against the lease when made and applied at commit.
     private final class Transaction: OutboxTransaction {
         let store: InMemoryOutboxStore
+        let batched: Bool
         var settled: [(Delivery, Settlement)] = []
 
-        init(store: InMemoryOutboxStore) {
+        init(store: InMemoryOutboxStore, batched: Bool) {
             self.store = store
+            self.batched = batched
         }
 
         func run(
@@ -125,7 +133,8 @@ actor InMemoryOutboxStore: OutboxStore {
             } catch {
                 settlement = onFailure(error)
             }
-            if await !self.store.holds(delivery) { settlement = .leaseLost }
+            // Batched, a delivery marked done is fenced at commit; anything else at once.
+            if !(self.batched && settlement == .done), await !self.store.holds(delivery) { settlement = .leaseLost }
             self.settled.append((delivery, settlement))
             return settlement
         }
