@@ -55,6 +55,7 @@ enum RuntimeBenchmarks {
             for _ in 0..<max(1, repeats) {
                 try await Self.clearQueue(database)
                 try await Self.fillBacklog(database, events: backlog)
+                logger.info("runtime: backlog of \(backlog) captured; draining with \(workers) worker(s)")
                 tally.reset()
                 let start = monotonicNanoseconds()
                 try await Self.withWorkers(workers, database: database, registry: registry, configuration: worker) {

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import Synchronization
 
 extension TriggerRuntime {
     /// One lane: takes queued deliveries and runs them, several per transaction while more are queued, until the
@@ -128,16 +129,24 @@ extension TriggerRuntime {
         )
     }
 
+    /// The worker's logger stamped with the delivery (one metadata update: a stream handler re-renders its
+    /// metadata on every change).
     private func logger(for delivery: Delivery) -> Logger {
         var logger = self.logger
-        logger[metadataKey: "trigger.function"] = "\(delivery.function)"
-        logger[metadataKey: "trigger.event_id"] = "\(delivery.id)"
-        logger[metadataKey: "trigger.attempt"] = "\(delivery.attempt)"
+        var metadata = logger.handler.metadata
+        metadata["trigger.function"] = .string(delivery.function.rawValue)
+        metadata["trigger.event_id"] = .string(String(delivery.id))
+        metadata["trigger.attempt"] = .string(String(delivery.attempt))
+        logger.handler.metadata = metadata
         return logger
     }
 
     /// Logs and counts a settlement once its transaction committed.
     private func report(_ delivery: Delivery, _ settlement: Settlement, duration: Duration) {
+        if settlement == .done && self.logger.logLevel > .debug {
+            RuntimeMetrics.finished(delivery, outcome: "handled", duration: duration)
+            return
+        }
         let logger = self.logger(for: delivery)
         var metadata: Logger.Metadata = ["trigger.duration_ms": "\(Self.milliseconds(duration))"]
         switch settlement {
@@ -167,24 +176,35 @@ extension TriggerRuntime {
         }
     }
 
+    /// Runs `body`, cancelling it once `timeout` has passed; then throws `timeout` (after `body` returned, so a
+    /// handler that ignores cancellation still finishes before its transaction moves on).
+    ///
+    /// One task and one timer on a NIO event loop per call: a task group with a sleeping child cost two tasks and
+    /// a dispatch timer per delivery.
     static func withTimeout(
         _ timeout: Duration,
         _ body: @escaping @Sendable () async throws -> Void
     ) async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await body()
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return false
-            }
-            defer { group.cancelAll() }
-            if try await group.next() == false {
-                throw TriggerRuntimeError(.timeout, "the handler ran longer than its timeout (\(timeout))")
-            }
+        let timedOut = Atomic<Bool>(false)
+        let task = Task { try await body() }
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let timer = NIOSingletons.posixEventLoopGroup.any().scheduleTask(
+            in: .nanoseconds(nanoseconds.overflow ? .max : nanoseconds.partialValue &+ attoseconds / 1_000_000_000)
+        ) {
+            timedOut.store(true, ordering: .relaxed)
+            task.cancel()
         }
+        defer { timer.cancel() }
+        let outcome = await withTaskCancellationHandler {
+            await task.result
+        } onCancel: {
+            task.cancel()
+        }
+        if timedOut.load(ordering: .relaxed) {
+            throw TriggerRuntimeError(.timeout, "the handler ran longer than its timeout (\(timeout))")
+        }
+        try outcome.get()
     }
 
     static func describe(_ error: any Error) -> String {
