@@ -37,6 +37,11 @@ actor InMemoryOutboxStore: OutboxStore {
 
     func lastError(_ id: Int64) -> String? { self.rows[id]?.lastError }
 
+    /// Takes the lease of `id` over, as another worker's claim after an expired lease would.
+    func steal(_ id: Int64) {
+        self.rows[id]?.delivery.leaseToken = UUID()
+    }
+
     func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery] {
         let now = ContinuousClock.now
         var claimed: [Delivery] = []
