@@ -19,6 +19,7 @@ struct Report {
     var steadyHandled: [Double] = []
     var steadyLag: LatencySummary?
     var workerMemory: (current: Double, peak: Double)?
+    var workerProcessMemory: (current: Double, peak: Double)?
     var notes: [String] = []
 
     func markdown() -> String {
@@ -109,6 +110,11 @@ struct Report {
         if let lag = self.steadyLag {
             lines.append(
                 "Lag during steady load (commit → handler start): p50 \(format(lag.p50)) ms, p99 \(format(lag.p99)) ms, max \(format(lag.max)) ms."
+            )
+        }
+        if let memory = self.workerProcessMemory {
+            lines.append(
+                "Worker memory (a worker-only process: client pool + runtime, draining the backlog): \(format(memory.peak, digits: 0)) MiB peak resident (VmHWM), \(format(memory.current, digits: 0)) MiB at the end (target: below 100 MB)."
             )
         }
         if let memory = self.workerMemory {

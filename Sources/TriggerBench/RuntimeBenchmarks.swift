@@ -18,6 +18,7 @@ enum RuntimeBenchmarks {
 
     static func run(
         database: BenchDatabase,
+        worker: TriggerRuntime.Configuration,
         rate: Int,
         latencyDuration: Duration,
         backlog: Int,
@@ -38,7 +39,7 @@ enum RuntimeBenchmarks {
             logger.info("runtime: latency at \(rate)/s")
             tally.reset()
             let total = Int(Double(rate) * latencyDuration.seconds)
-            try await Self.withWorkers(1, database: database, registry: registry) {
+            try await Self.withWorkers(1, database: database, registry: registry, configuration: worker) {
                 try await database.withConnection { connection in
                     try await Pacer.run(rate: rate, count: total) {
                         try await Self.touch(connection, id: Int.random(in: 1...1000), logger: logger)
@@ -54,9 +55,10 @@ enum RuntimeBenchmarks {
             for _ in 0..<max(1, repeats) {
                 try await Self.clearQueue(database)
                 try await Self.fillBacklog(database, events: backlog)
+                logger.info("runtime: backlog of \(backlog) captured; draining with \(workers) worker(s)")
                 tally.reset()
                 let start = monotonicNanoseconds()
-                try await Self.withWorkers(workers, database: database, registry: registry) {
+                try await Self.withWorkers(workers, database: database, registry: registry, configuration: worker) {
                     try await tally.wait(for: backlog, timeout: .seconds(600))
                 }
                 let rate = Double(backlog) / (Double(monotonicNanoseconds() - start) / 1e9)
@@ -73,7 +75,7 @@ enum RuntimeBenchmarks {
             logger.info("runtime: steady load")
             try await Self.clearQueue(database)
             tally.reset()
-            try await Self.withWorkers(1, database: database, registry: registry) {
+            try await Self.withWorkers(1, database: database, registry: registry, configuration: worker) {
                 let start = monotonicNanoseconds()
                 let produced = try await Floors.hammer(database, writers: 2, duration: throughputDuration) {
                     connection,
@@ -91,8 +93,10 @@ enum RuntimeBenchmarks {
         if !lags.isEmpty { report.steadyLag = LatencySummary(nanoseconds: lags) }
         report.workerMemory = residentMemoryMiB()
         report.notes.append(
-            "Runtime rows use `TriggerRuntime.Configuration()` defaults (concurrency 8, batch 32, LISTEN on) and a "
-                + "no-op handler that decodes the row; each delivery is completed in its own transaction with the handler's writes."
+            "Runtime rows use concurrency \(worker.concurrency), claim batch \(worker.batchSize), up to "
+                + "\(worker.transactionBatchSize) deliveries per transaction (each in its own savepoint, marked done in "
+                + "that transaction), synchronous completion \(worker.synchronousCompletion ? "on" : "off"), LISTEN on, "
+                + "and a no-op handler that decodes the row."
         )
         report.notes.append(
             "Latency is measured from just before the producer sends its UPDATE (autocommit) to the start of the "
@@ -167,6 +171,7 @@ enum RuntimeBenchmarks {
         _ count: Int,
         database: BenchDatabase,
         registry: FunctionRegistry,
+        configuration: TriggerRuntime.Configuration,
         _ body: () async throws -> Void
     ) async throws {
         var services: [any Service] = []
@@ -177,7 +182,11 @@ enum RuntimeBenchmarks {
                 backgroundLogger: database.logger
             )
             services.append(client)
-            runtimes.append(TriggerRuntime(client: client, registry: registry, logger: database.logger))
+            var configuration = configuration
+            configuration.workerID = TriggerRuntime.Configuration().workerID
+            runtimes.append(
+                TriggerRuntime(client: client, registry: registry, configuration: configuration, logger: database.logger)
+            )
         }
         let group = ServiceGroup(
             configuration: .init(

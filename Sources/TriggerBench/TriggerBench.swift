@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TriggerRuntime
 
 /// Measures the trigger runtime against the floors of the same PostgreSQL, and writes BENCHMARKS.md.
 @main
@@ -29,7 +30,25 @@ struct TriggerBench: AsyncParsableCommand {
     @Option(
         help: "Run only these parts (comma-separated: floors, latency, drain, steady); all by default."
     )
-    var only: String = "floors,latency,drain,steady"
+    var only: String = "floors,latency,drain,steady,memory"
+
+    @Option(help: "Worker setting: handlers at once (default: the runtime's default).")
+    var concurrency: Int?
+
+    @Option(help: "Worker setting: deliveries per claim (default: the runtime's default).")
+    var batchSize: Int?
+
+    @Option(help: "Worker setting: deliveries per transaction, at most (default: the runtime's default).")
+    var transactionBatchSize: Int?
+
+    @Option(help: "Worker setting: 'on' or 'off' (default: the runtime's default).")
+    var synchronousCompletion: String?
+
+    @Option(help: .hidden)
+    var workerDatabaseURL: String?
+
+    @Option(help: .hidden)
+    var workerExpect: Int = 0
 
     @Option(help: "Where to write the report; '-' prints it only.")
     var output: String = "BENCHMARKS.md"
@@ -42,6 +61,17 @@ struct TriggerBench: AsyncParsableCommand {
         logger.logLevel =
             ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
             ?? .info
+        var worker = TriggerRuntime.Configuration()
+        if let concurrency = self.concurrency { worker.concurrency = concurrency }
+        if let batchSize = self.batchSize { worker.batchSize = batchSize }
+        if let size = self.transactionBatchSize { worker.transactionBatchSize = size }
+        if let synchronous = self.synchronousCompletion { worker.synchronousCompletion = synchronous != "off" }
+        try worker.validate()
+        if let url = self.workerDatabaseURL {
+            // The worker-only child of the memory measurement.
+            try await WorkerProcess.run(url: url, expect: self.workerExpect, worker: worker, logger: logger)
+            return
+        }
         let database = try BenchDatabase.start(logger: logger)
         defer { database.stop() }
         var report = Report(
@@ -76,6 +106,7 @@ struct TriggerBench: AsyncParsableCommand {
 
         try await RuntimeBenchmarks.run(
             database: database,
+            worker: worker,
             rate: self.rate,
             latencyDuration: .seconds(self.latencySeconds),
             backlog: self.backlog,
@@ -84,6 +115,15 @@ struct TriggerBench: AsyncParsableCommand {
             parts: parts,
             report: &report
         )
+
+        if parts.contains("memory") {
+            logger.info("worker memory: a worker-only process drains \(self.backlog) events")
+            report.workerProcessMemory = try await WorkerProcess.measure(
+                database: database,
+                backlog: self.backlog,
+                worker: worker
+            )
+        }
 
         let markdown = report.markdown()
         print(markdown)

@@ -6,14 +6,19 @@ package protocol OutboxStore: Sendable {
     /// leasing them to `owner` for `lease`.
     func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery]
 
-    /// Runs `body` in a transaction and, if it returns, marks the delivery done in the same transaction, fenced by
-    /// its lease token. Throws `leaseLost` (rolling back) if the lease was taken over; rethrows `body`'s error
-    /// after rolling back, then runs `onFailure` outside that transaction to settle the delivery.
-    func complete(
-        _ delivery: Delivery,
-        body: @Sendable (PostgresConnection?) async throws -> Void,
-        onFailure: @Sendable (any Error) -> Settlement
-    ) async throws -> Settlement
+    /// Opens one transaction, runs `body` with it and commits when `body` returns (rolls back if it throws).
+    ///
+    /// The settlements that `OutboxTransaction.run` returns take effect with that commit, all or none: if this
+    /// throws, none of them happened (the deliveries run again once their leases expire).
+    ///
+    /// With `batched`, `run` does not mark a delivery done at once: the commit marks every delivery that returned
+    /// `done` in one statement, fenced by their lease tokens. If any of those leases was taken over meanwhile, the
+    /// whole transaction rolls back and this throws `BatchLeaseLost`: the caller runs the deliveries again one per
+    /// transaction (not batched), where each fence is checked on its own.
+    func withTransaction<Result: Sendable>(
+        batched: Bool,
+        _ body: (any OutboxTransaction) async throws -> Result
+    ) async throws -> Result
 
     /// Extends the leases of `deliveries`; returns the ids whose lease is still held.
     func renew(_ deliveries: [Delivery], lease: Duration) async throws -> Set<Int64>
@@ -26,6 +31,45 @@ package protocol OutboxStore: Sendable {
 
     /// Deletes done-log entries older than `age`; returns how many.
     func prune(olderThan age: Duration) async throws -> Int
+}
+
+/// One open transaction of an `OutboxStore`, in which any number of deliveries are handled one after another.
+package protocol OutboxTransaction {
+    /// Runs `body` for `delivery` inside the transaction (its own savepoint) and, if it returns, marks the delivery
+    /// done there (at commit if the transaction is batched), fenced by its lease token: the handler's writes and
+    /// the marking commit together or not at all. If the lease was taken over, rolls back to the savepoint and
+    /// returns `leaseLost`. If `body` throws, rolls
+    /// back to the savepoint and writes `onFailure`'s settlement (fenced too) in the same transaction.
+    func run(
+        _ delivery: Delivery,
+        body: @Sendable (PostgresConnection?) async throws -> Void,
+        onFailure: @Sendable (any Error) -> Settlement
+    ) async throws -> Settlement
+}
+
+extension OutboxStore {
+    /// Runs and settles one delivery in its own transaction (see `OutboxTransaction.run`).
+    package func complete(
+        _ delivery: Delivery,
+        body: @Sendable (PostgresConnection?) async throws -> Void,
+        onFailure: @Sendable (any Error) -> Settlement
+    ) async throws -> Settlement {
+        try await self.withTransaction(batched: false) { transaction in
+            try await transaction.run(delivery, body: body, onFailure: onFailure)
+        }
+    }
+}
+
+/// A batched transaction rolled back because the lease of at least one delivery it handled had been taken over.
+package struct BatchLeaseLost: Error, CustomStringConvertible {
+    /// The deliveries whose lease was lost.
+    package var ids: Set<Int64>
+
+    package init(ids: Set<Int64>) {
+        self.ids = ids
+    }
+
+    package var description: String { "leases taken over meanwhile: \(self.ids.sorted())" }
 }
 
 /// What happened to a delivery once its handler ran.

@@ -7,85 +7,64 @@ package struct PostgresOutboxStore: OutboxStore {
     let client: PostgresClient
     let channel: String
     let logger: Logger
+    /// Whether delivery transactions wait for their WAL flush (`TriggerRuntime.Configuration.synchronousCompletion`).
+    let synchronousCompletion: Bool
 
-    package init(client: PostgresClient, channel: String, logger: Logger) {
+    package init(client: PostgresClient, channel: String, logger: Logger, synchronousCompletion: Bool = true) {
         self.client = client
         self.channel = channel
         self.logger = logger
+        self.synchronousCompletion = synchronousCompletion
     }
 
     package func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery] {
-        let rows = try await self.client.query(
-            """
-            SELECT id, function_name, table_name, operation, document_key, old_row::text, new_row::text,
-                   committed_at, attempt, lease_token
-            FROM trigger_runtime.claim(\(functions.map(\.rawValue)), \(Int32(clamping: limit)), \(owner), \(lease.secondsValue))
-            """,
-            logger: self.logger
+        let statement = PostgresStatements.Claim(
+            functions: functions.map(\.rawValue),
+            limit: Int32(clamping: limit),
+            owner: owner,
+            leaseSeconds: lease.secondsValue
         )
-        var claimed: [Delivery] = []
-        for try await (id, function, table, operation, key, before, after, committedAt, attempt, token) in rows.decode(
-            (Int64, String, String, String, String, String?, String?, Date, Int, UUID).self
-        ) {
-            claimed.append(
-                Delivery(
-                    id: id,
-                    function: FunctionName(function),
-                    table: table,
-                    operation: ChangeOperation(rawValue: operation) ?? .update,
-                    documentKey: key,
-                    before: before.map { Data($0.utf8) },
-                    after: after.map { Data($0.utf8) },
-                    committedAt: committedAt,
-                    attempt: attempt,
-                    leaseToken: token
-                )
-            )
+        let claimed = try await self.client.withConnection { connection in
+            var claimed: [Delivery] = []
+            for try await delivery in try await connection.execute(statement, logger: self.logger) {
+                claimed.append(delivery)
+            }
+            return claimed
         }
         // Commit order within the batch (the claim orders by due time, which a retried delivery may change).
         return claimed.sorted { $0.id < $1.id }
     }
 
-    package func complete(
-        _ delivery: Delivery,
-        body: @Sendable (PostgresConnection?) async throws -> Void,
-        onFailure: @Sendable (any Error) -> Settlement
-    ) async throws -> Settlement {
+    package func withTransaction<Result: Sendable>(
+        batched: Bool,
+        _ body: (any OutboxTransaction) async throws -> Result
+    ) async throws -> Result {
         let logger = self.logger
         return try await self.client.withConnection { connection in
-            try await connection.query("BEGIN", logger: logger)
-            let failure: (any Error)?
-            do {
-                try await body(connection)
-                failure = nil
-            } catch {
-                failure = error
-            }
-            if let failure {
-                try await connection.query("ROLLBACK", logger: logger)
-                let settlement = onFailure(failure)
-                return try await Self.settle(delivery, settlement, connection: connection, channel: self.channel, logger: logger)
-            }
-            let rows = try await connection.query(
-                """
-                WITH d AS (
-                    DELETE FROM trigger_runtime.deliveries WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken)
-                    RETURNING id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner
-                )
-                INSERT INTO trigger_runtime.done
-                    (id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner)
-                SELECT * FROM d RETURNING id
-                """,
-                logger: logger
+            let transaction = PostgresOutboxTransaction(
+                connection: connection,
+                channel: self.channel,
+                logger: logger,
+                batched: batched
             )
-            var completed = false
-            for try await _ in rows.decode(Int64.self) { completed = true }
-            guard completed else {
-                try await connection.query("ROLLBACK", logger: logger)
-                return .leaseLost
+            // Sent without waiting: the first savepoint and the handler's first statement follow in the same flight.
+            transaction.send("BEGIN")
+            if !self.synchronousCompletion { transaction.send("SET LOCAL synchronous_commit = off") }
+            let result: Result
+            do {
+                result = try await body(transaction)
+                try await transaction.flush()
+                try await transaction.markDeferred()
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
             }
-            try await connection.query("COMMIT", logger: logger)
-            return .done
+            let commit: PostgresQueryResult = try await connection.query("COMMIT", logger: logger).get()
+            guard commit.metadata.command == "COMMIT" else {
+                // A handler ended or broke the transaction itself: PostgreSQL rolled everything back.
+                throw TransactionRolledBack(command: commit.metadata.command)
+            }
+            return result
         }
     }
 
@@ -130,13 +109,29 @@ package struct PostgresOutboxStore: OutboxStore {
         return updated ? settlement : .leaseLost
     }
 
+    /// Rows locked by an open delivery transaction of this worker (being marked done or settled) are skipped, not
+    /// waited for: waiting could deadlock with a transaction that handles several deliveries. They count as held:
+    /// their transaction either deletes them or, if it rolls back, the next renewal extends them.
     package func renew(_ deliveries: [Delivery], lease: Duration) async throws -> Set<Int64> {
         guard !deliveries.isEmpty else { return [] }
         let rows = try await self.client.query(
             """
-            UPDATE trigger_runtime.deliveries SET run_after = clock_timestamp() + make_interval(secs => \(lease.secondsValue))
-            WHERE id = ANY(\(deliveries.map(\.id))) AND lease_token = ANY(\(deliveries.map(\.leaseToken)))
-            RETURNING id
+            WITH mine AS (
+                SELECT id FROM trigger_runtime.deliveries
+                WHERE id = ANY(\(deliveries.map(\.id))) AND lease_token = ANY(\(deliveries.map(\.leaseToken)))
+            ),
+            unlocked AS (
+                SELECT id FROM trigger_runtime.deliveries
+                WHERE id IN (SELECT id FROM mine) AND lease_token = ANY(\(deliveries.map(\.leaseToken)))
+                FOR UPDATE SKIP LOCKED
+            ),
+            renewed AS (
+                UPDATE trigger_runtime.deliveries d
+                SET run_after = clock_timestamp() + make_interval(secs => \(lease.secondsValue))
+                FROM unlocked WHERE d.id = unlocked.id
+                RETURNING d.id
+            )
+            SELECT id FROM mine -- renewed, or locked by this worker's open delivery transaction
             """,
             logger: self.logger
         )

@@ -1,65 +1,153 @@
 import Logging
 import PostgresNIO
+import Synchronization
 
 extension TriggerRuntime {
-    /// Runs one claimed delivery and settles it: done (in the handler's transaction), retry, dead or release.
-    func process(_ delivery: Delivery, state: RunState) async {
-        defer { state.finish(delivery) }
-        var logger = self.logger
-        logger[metadataKey: "trigger.function"] = "\(delivery.function)"
-        logger[metadataKey: "trigger.event_id"] = "\(delivery.id)"
-        logger[metadataKey: "trigger.attempt"] = "\(delivery.attempt)"
-        let invocationLogger = logger
-        RuntimeMetrics.claimed(delivery)
-        let start = ContinuousClock.now
-        guard let function = self.registry.function(named: delivery.function) else {
-            // The claim only returns this worker's functions; reaching this is a bug, so hand it back.
-            logger.error("claimed a delivery of an unknown function; releasing it")
-            try? await self.store.release([delivery])
+    /// One lane: takes queued deliveries and runs them, several per transaction while more are queued, until the
+    /// queue is empty.
+    func runLane(state: RunState) async {
+        repeat {
+            while let first = state.next() {
+                await self.runTransaction(first: first, state: state)
+            }
+        } while !state.endLane()
+    }
+
+    /// Runs `first`, then further queued deliveries, in one transaction: up to `transactionBatchSize` of them while
+    /// the transaction is younger than `transactionWindow`; then commits and reports each settlement.
+    private func runTransaction(first: Delivery, state: RunState) async {
+        let configuration = self.configuration
+        var taken = [first]
+        var results: [(delivery: Delivery, settlement: Settlement, duration: Duration)] = []
+        let opened = ContinuousClock.now
+        do {
+            try await self.store.withTransaction(batched: true) { transaction in
+                var delivery = first
+                while true {
+                    let start = ContinuousClock.now
+                    let settlement = try await self.handle(delivery, in: transaction, state: state)
+                    results.append((delivery, settlement, ContinuousClock.now - start))
+                    guard results.count < configuration.transactionBatchSize,
+                        ContinuousClock.now - opened < configuration.transactionWindow,
+                        !state.isAbandoned, !Task.isCancelled,
+                        let next = state.next()
+                    else { break }
+                    taken.append(next)
+                    delivery = next
+                }
+            }
+        } catch let lost as BatchLeaseLost {
+            // Rolled back: run each delivery again in a transaction of its own, where its own fence decides.
+            self.logger.warning(
+                "a lease was taken over during a batched transaction; running its deliveries one by one",
+                metadata: ["trigger.lost": "\(lost.ids.sorted())", "trigger.batch": "\(taken.count)"]
+            )
+            for delivery in taken {
+                await self.runAlone(delivery, state: state)
+            }
+            state.finish(taken)
+            return
+        } catch {
+            self.reportUnsettled(taken, error: error, since: opened)
+            state.finish(taken)
             return
         }
-        let options = function.options
-        let random = Double.random(in: 0..<1)
-        let settlement: Settlement
+        state.finish(taken)
+        for result in results {
+            self.report(result.delivery, result.settlement, duration: result.duration)
+        }
+    }
+
+    /// Runs one delivery in a transaction of its own, marked done at once (fenced on its own).
+    private func runAlone(_ delivery: Delivery, state: RunState) async {
+        let start = ContinuousClock.now
         do {
-            settlement = try await self.store.complete(
-                delivery,
-                body: { connection in
-                    let context = FunctionContext(
-                        eventID: delivery.id,
-                        functionName: delivery.function,
-                        operation: delivery.operation,
-                        table: delivery.table,
-                        documentKey: delivery.documentKey,
-                        commitTime: delivery.committedAt,
-                        attempt: delivery.attempt,
-                        logger: invocationLogger,
-                        transaction: connection
-                    )
-                    try await Self.withTimeout(options.timeout) {
-                        try await function.invoke(before: delivery.before, after: delivery.after, context: context)
-                    }
-                },
-                onFailure: { error in
-                    if state.isAbandoned || Task.isCancelled { return .release }
-                    let text = Self.describe(error)
-                    if Backoff.isExhausted(attempt: delivery.attempt, options: options) { return .dead(error: text) }
-                    return .retry(
-                        delay: Backoff.delay(afterAttempt: delivery.attempt, options: options, random: random),
-                        error: text
-                    )
-                }
-            )
+            let settlement = try await self.store.withTransaction(batched: false) { transaction in
+                try await self.handle(delivery, in: transaction, state: state)
+            }
+            self.report(delivery, settlement, duration: ContinuousClock.now - start)
         } catch {
-            // The database failed while settling: nothing was committed; the lease expires and it runs again.
-            logger.error(
+            self.reportUnsettled([delivery], error: error, since: start)
+        }
+    }
+
+    /// Nothing of the transaction committed: the leases expire and the deliveries run again.
+    private func reportUnsettled(_ deliveries: [Delivery], error: any Error, since start: ContinuousClock.Instant) {
+        for delivery in deliveries {
+            self.logger(for: delivery).error(
                 "could not settle delivery",
                 metadata: ["trigger.outcome": "error", "error": "\(String(reflecting: error))"]
             )
             RuntimeMetrics.finished(delivery, outcome: "error", duration: ContinuousClock.now - start)
+        }
+    }
+
+    /// Runs one delivery's handler in `transaction` and settles it there: done, retry, dead or release.
+    private func handle(_ delivery: Delivery, in transaction: any OutboxTransaction, state: RunState) async throws
+        -> Settlement
+    {
+        RuntimeMetrics.claimed(delivery)
+        guard let function = self.registry.function(named: delivery.function) else {
+            // The claim only returns this worker's functions; reaching this is a bug, so hand it back.
+            self.logger(for: delivery).error("claimed a delivery of an unknown function; releasing it")
+            return try await transaction.run(
+                delivery,
+                body: { _ in throw TriggerRuntimeError(.functionNotRegistered, "\(delivery.function)") },
+                onFailure: { _ in .release }
+            )
+        }
+        let invocationLogger = self.logger(for: delivery)
+        let options = function.options
+        let random = Double.random(in: 0..<1)
+        return try await transaction.run(
+            delivery,
+            body: { connection in
+                let context = FunctionContext(
+                    eventID: delivery.id,
+                    functionName: delivery.function,
+                    operation: delivery.operation,
+                    table: delivery.table,
+                    documentKey: delivery.documentKey,
+                    commitTime: delivery.committedAt,
+                    attempt: delivery.attempt,
+                    logger: invocationLogger,
+                    transaction: connection
+                )
+                try await Self.withTimeout(options.timeout) {
+                    try await function.invoke(before: delivery.before, after: delivery.after, context: context)
+                }
+            },
+            onFailure: { error in
+                if state.isAbandoned || Task.isCancelled { return .release }
+                let text = Self.describe(error)
+                if Backoff.isExhausted(attempt: delivery.attempt, options: options) { return .dead(error: text) }
+                return .retry(
+                    delay: Backoff.delay(afterAttempt: delivery.attempt, options: options, random: random),
+                    error: text
+                )
+            }
+        )
+    }
+
+    /// The worker's logger stamped with the delivery (one metadata update: a stream handler re-renders its
+    /// metadata on every change).
+    private func logger(for delivery: Delivery) -> Logger {
+        var logger = self.logger
+        var metadata = logger.handler.metadata
+        metadata["trigger.function"] = .string(delivery.function.rawValue)
+        metadata["trigger.event_id"] = .string(String(delivery.id))
+        metadata["trigger.attempt"] = .string(String(delivery.attempt))
+        logger.handler.metadata = metadata
+        return logger
+    }
+
+    /// Logs and counts a settlement once its transaction committed.
+    private func report(_ delivery: Delivery, _ settlement: Settlement, duration: Duration) {
+        if settlement == .done && self.logger.logLevel > .debug {
+            RuntimeMetrics.finished(delivery, outcome: "handled", duration: duration)
             return
         }
-        let duration = ContinuousClock.now - start
+        let logger = self.logger(for: delivery)
         var metadata: Logger.Metadata = ["trigger.duration_ms": "\(Self.milliseconds(duration))"]
         switch settlement {
         case .done:
@@ -88,24 +176,35 @@ extension TriggerRuntime {
         }
     }
 
+    /// Runs `body`, cancelling it once `timeout` has passed; then throws `timeout` (after `body` returned, so a
+    /// handler that ignores cancellation still finishes before its transaction moves on).
+    ///
+    /// One task and one timer on a NIO event loop per call: a task group with a sleeping child cost two tasks and
+    /// a dispatch timer per delivery.
     static func withTimeout(
         _ timeout: Duration,
         _ body: @escaping @Sendable () async throws -> Void
     ) async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await body()
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return false
-            }
-            defer { group.cancelAll() }
-            if try await group.next() == false {
-                throw TriggerRuntimeError(.timeout, "the handler ran longer than its timeout (\(timeout))")
-            }
+        let timedOut = Atomic<Bool>(false)
+        let task = Task { try await body() }
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let timer = NIOSingletons.posixEventLoopGroup.any().scheduleTask(
+            in: .nanoseconds(nanoseconds.overflow ? .max : nanoseconds.partialValue &+ attoseconds / 1_000_000_000)
+        ) {
+            timedOut.store(true, ordering: .relaxed)
+            task.cancel()
         }
+        defer { timer.cancel() }
+        let outcome = await withTaskCancellationHandler {
+            await task.result
+        } onCancel: {
+            task.cancel()
+        }
+        if timedOut.load(ordering: .relaxed) {
+            throw TriggerRuntimeError(.timeout, "the handler ran longer than its timeout (\(timeout))")
+        }
+        try outcome.get()
     }
 
     static func describe(_ error: any Error) -> String {

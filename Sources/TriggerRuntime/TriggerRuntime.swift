@@ -39,7 +39,12 @@ public struct TriggerRuntime: Service {
         logger: Logger
     ) {
         self.init(
-            store: PostgresOutboxStore(client: client, channel: configuration.channel, logger: logger),
+            store: PostgresOutboxStore(
+                client: client,
+                channel: configuration.channel,
+                logger: logger,
+                synchronousCompletion: configuration.synchronousCompletion
+            ),
             registry: registry,
             configuration: configuration,
             logger: logger,
@@ -83,7 +88,7 @@ public struct TriggerRuntime: Service {
     /// Runs until cancelled or gracefully shut down.
     public func run() async throws {
         try self.configuration.validate()
-        let state = RunState()
+        let state = RunState(lowWater: max(1, self.configuration.claimAhead / 2))
         let functions = self.registry.functions.map(\.name)
         self.logger.info(
             "trigger runtime started",
@@ -108,31 +113,37 @@ public struct TriggerRuntime: Service {
         self.logger.info("trigger runtime stopped", metadata: ["trigger.worker": "\(self.configuration.workerID)"])
     }
 
-    /// Claims and runs deliveries until draining, then waits for the running ones (up to the grace period).
+    /// Claims deliveries into the local queue and starts lanes to run them, until draining; then hands back what
+    /// is still queued and waits for the running ones (up to the grace period).
+    ///
+    /// The queue is refilled as soon as it runs short (lanes ring when they take from it, and when they finish),
+    /// so lanes never wait for a claim while work is due; it holds at most `claimAhead` deliveries, so a busy
+    /// worker does not hoard work another worker could run.
     private func dispatch(functions: [FunctionName], state: RunState) async {
         let configuration = self.configuration
-        let lowWater = max(1, min(configuration.batchSize, configuration.concurrency) / 2)
+        let target = configuration.claimAhead
         await withDiscardingTaskGroup { group in
             while !state.isDraining && !Task.isCancelled {
                 var wait = configuration.pollInterval
-                let running = state.inFlightCount
-                let free = configuration.concurrency - running
-                if !functions.isEmpty && free > 0 && (free >= lowWater || running == 0) {
+                let room = target - state.queuedCount
+                if !functions.isEmpty && room >= state.lowWater {
                     do {
-                        let limit = min(configuration.batchSize, free)
+                        let limit = min(configuration.batchSize, room)
                         let claimed = try await self.store.claim(
                             limit: limit,
                             functions: functions,
                             owner: configuration.workerID,
                             lease: configuration.leaseDuration
                         )
-                        for delivery in claimed {
-                            state.start(delivery)
-                            group.addTask { await self.process(delivery, state: state) }
+                        let lanes = state.enqueue(claimed, maximumLanes: configuration.concurrency)
+                        for _ in 0..<lanes {
+                            group.addTask { await self.runLane(state: state) }
                         }
                         if claimed.count == limit { continue }
-                        // Handlers that just started ring when they finish; look ahead only when idle.
-                        if claimed.isEmpty, let due = try await self.store.secondsUntilNextDue(functions: functions) {
+                        // Running handlers ring when they finish; look ahead only when idle.
+                        if claimed.isEmpty && state.inFlightCount == 0,
+                            let due = try await self.store.secondsUntilNextDue(functions: functions)
+                        {
                             wait = min(wait, .nanoseconds(Int64(max(due, 0) * 1e9)))
                         }
                     } catch {
@@ -140,6 +151,18 @@ public struct TriggerRuntime: Service {
                     }
                 }
                 await state.doorbell.wait(timeout: wait)
+            }
+            let queued = state.takeQueued()
+            if !queued.isEmpty {
+                do {
+                    try await self.store.release(queued)
+                } catch {
+                    self.logger.warning(
+                        "could not hand back queued deliveries; they run again when their leases expire",
+                        metadata: ["error": "\(String(reflecting: error))", "trigger.queued": "\(queued.count)"]
+                    )
+                }
+                state.finish(queued)
             }
             let deadline = ContinuousClock.now + configuration.shutdownGracePeriod
             while state.inFlightCount > 0 && ContinuousClock.now < deadline && !Task.isCancelled {

@@ -37,6 +37,11 @@ actor InMemoryOutboxStore: OutboxStore {
 
     func lastError(_ id: Int64) -> String? { self.rows[id]?.lastError }
 
+    /// Takes the lease of `id` over, as another worker's claim after an expired lease would.
+    func steal(_ id: Int64) {
+        self.rows[id]?.delivery.leaseToken = UUID()
+    }
+
     func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery] {
         let now = ContinuousClock.now
         var claimed: [Delivery] = []
@@ -57,23 +62,37 @@ actor InMemoryOutboxStore: OutboxStore {
         return claimed
     }
 
-    func complete(
-        _ delivery: Delivery,
-        body: @Sendable (PostgresConnection?) async throws -> Void,
-        onFailure: @Sendable (any Error) -> Settlement
-    ) async throws -> Settlement {
-        var settlement: Settlement
-        do {
-            try await body(nil)
-            settlement = .done
-        } catch {
-            settlement = onFailure(error)
+    nonisolated func withTransaction<Result: Sendable>(
+        batched: Bool,
+        _ body: (any OutboxTransaction) async throws -> Result
+    ) async throws -> Result {
+        let transaction = Transaction(store: self, batched: batched)
+        let result = try await body(transaction)
+        try await self.commit(transaction.settled, batched: batched)
+        return result
+    }
+
+    /// Whether `delivery` still holds its lease (the fence of the real store's completion).
+    fileprivate func holds(_ delivery: Delivery) -> Bool {
+        guard let row = self.rows[delivery.id] else { return false }
+        return row.leased && row.delivery.leaseToken == delivery.leaseToken
+    }
+
+    /// Applies a transaction's settlements, as its commit would, and publishes them. Batched, the deliveries
+    /// marked done are fenced here, all or none (`BatchLeaseLost`).
+    private func commit(_ settled: [(Delivery, Settlement)], batched: Bool) throws {
+        if batched {
+            let lost = settled.filter { $0.1 == .done && !self.holds($0.0) }.map(\.0.id)
+            if !lost.isEmpty { throw BatchLeaseLost(ids: Set(lost)) }
         }
-        guard var row = self.rows[delivery.id], row.delivery.leaseToken == delivery.leaseToken, row.leased else {
-            settlement = .leaseLost
+        for (delivery, settlement) in settled {
+            self.apply(settlement, to: delivery)
             self.continuation.yield((delivery.id, settlement))
-            return settlement
         }
+    }
+
+    private func apply(_ settlement: Settlement, to delivery: Delivery) {
+        guard var row = self.rows[delivery.id], row.leased, row.delivery.leaseToken == delivery.leaseToken else { return }
         row.leased = false
         switch settlement {
         case .done:
@@ -94,8 +113,36 @@ actor InMemoryOutboxStore: OutboxStore {
         case .leaseLost:
             break
         }
-        self.continuation.yield((delivery.id, settlement))
-        return settlement
+    }
+
+    /// A transaction: settlements are checked against the lease when made and applied at commit.
+    private final class Transaction: OutboxTransaction {
+        let store: InMemoryOutboxStore
+        let batched: Bool
+        var settled: [(Delivery, Settlement)] = []
+
+        init(store: InMemoryOutboxStore, batched: Bool) {
+            self.store = store
+            self.batched = batched
+        }
+
+        func run(
+            _ delivery: Delivery,
+            body: @Sendable (PostgresConnection?) async throws -> Void,
+            onFailure: @Sendable (any Error) -> Settlement
+        ) async throws -> Settlement {
+            var settlement: Settlement
+            do {
+                try await body(nil)
+                settlement = .done
+            } catch {
+                settlement = onFailure(error)
+            }
+            // Batched, a delivery marked done is fenced at commit; anything else at once.
+            if !(self.batched && settlement == .done), await !self.store.holds(delivery) { settlement = .leaseLost }
+            self.settled.append((delivery, settlement))
+            return settlement
+        }
     }
 
     func renew(_ deliveries: [Delivery], lease: Duration) async throws -> Set<Int64> {

@@ -133,4 +133,33 @@ struct RunLoopTests {
             try await tasks.waitForAll()
         }
     }
+
+    @Test("a lease lost during a batched transaction rolls the batch back; each delivery then runs alone and is fenced")
+    func batchLeaseLost() async throws {
+        let store = InMemoryOutboxStore()
+        let runs = LockedBox<[Int]>([])
+        var registry = FunctionRegistry()
+        registry.register("stolen", on: .create("t"), as: Payload.self) { change, context in
+            let n = try #require(change.after).n
+            runs.set(runs.value + [n])
+            // The first run of delivery 1 loses its lease to "another worker" while it runs.
+            if n == 1 && runs.value.filter({ $0 == 1 }).count == 1 { await store.steal(context.eventID) }
+        }
+        let first = await store.emit("stolen", key: "a", after: #"{"n": 1}"#)
+        let second = await store.emit("stolen", key: "b", after: #"{"n": 2}"#)
+        let registered = registry
+        let settled = LockedBox<[Int64: Settlement]>([:])
+        try await Self.withRuntime(store: store, registry: registered) {
+            for await (id, settlement) in store.settlements {
+                settled.set(settled.value.merging([id: settlement]) { $1 })
+                if settled.value.count == 2 { break }
+            }
+        }
+        let outcomes = settled.value
+        #expect(outcomes[first] == .leaseLost)
+        #expect(outcomes[second] == .done)
+        #expect(await store.done == [second])
+        // Delivery 1 ran in the batch and again alone; delivery 2 ran again only if it shared the batch.
+        #expect(runs.value.filter { $0 == 1 }.count == 2)
+    }
 }

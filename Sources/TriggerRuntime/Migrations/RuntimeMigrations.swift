@@ -8,6 +8,7 @@ extension TriggerRuntime {
         [
             Migration(group: migrationGroup, name: "0001_create_queue", statements: RuntimeSchema.queue),
             Migration(group: migrationGroup, name: "0002_create_functions", statements: RuntimeSchema.functions),
+            Migration(group: migrationGroup, name: "0003_revise_claim", statements: RuntimeSchema.claimRevised),
         ]
     }
 }
