@@ -24,7 +24,7 @@ package struct PostgresOutboxStore: OutboxStore {
             owner: owner,
             leaseSeconds: lease.secondsValue
         )
-        let claimed = try await self.client.withConnection { connection in
+        let claimed = try await self.client.withConnectionClosedOnFailure { connection in
             var claimed: [Delivery] = []
             for try await delivery in try await connection.execute(statement, logger: self.logger) {
                 claimed.append(delivery)
@@ -40,7 +40,7 @@ package struct PostgresOutboxStore: OutboxStore {
         _ body: (any OutboxTransaction) async throws -> Result
     ) async throws -> Result {
         let logger = self.logger
-        return try await self.client.withConnection { connection in
+        return try await self.client.withConnectionClosedOnFailure { connection in
             let transaction = PostgresOutboxTransaction(
                 connection: connection,
                 channel: self.channel,
@@ -143,7 +143,7 @@ package struct PostgresOutboxStore: OutboxStore {
     package func release(_ deliveries: [Delivery]) async throws {
         guard !deliveries.isEmpty else { return }
         let logger = self.logger
-        try await self.client.withConnection { connection in
+        try await self.client.withConnectionClosedOnFailure { connection in
             for delivery in deliveries {
                 _ = try await Self.settle(delivery, .release, connection: connection, channel: self.channel, logger: logger)
             }
