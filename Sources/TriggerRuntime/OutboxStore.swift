@@ -29,8 +29,9 @@ package protocol OutboxStore: Sendable {
     /// Seconds until the earliest ready delivery of `functions` is due (≤ 0 if due now), or `nil` if none.
     func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double?
 
-    /// Deletes done-log entries older than `age`; returns how many.
-    func prune(olderThan age: Duration) async throws -> Int
+    /// Deletes done-log entries older than `age` and dead deliveries that died more than `deadAge` ago; returns
+    /// how many of each.
+    func prune(olderThan age: Duration, deadOlderThan deadAge: Duration) async throws -> (done: Int, dead: Int)
 }
 
 /// One open transaction of an `OutboxStore`, in which any number of deliveries are handled one after another.

@@ -90,7 +90,7 @@ package struct PostgresOutboxStore: OutboxStore {
         case .dead(let error):
             query = """
                 UPDATE trigger_runtime.deliveries
-                SET status = 'dead', last_error = \(error), lease_owner = NULL, lease_token = NULL
+                SET status = 'dead', last_error = \(error), lease_owner = NULL, lease_token = NULL, run_after = now()
                 WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken) RETURNING id
                 """
         case .release:
@@ -166,24 +166,35 @@ package struct PostgresOutboxStore: OutboxStore {
         return seconds
     }
 
-    package func prune(olderThan age: Duration) async throws -> Int {
+    /// A dead delivery's `run_after` records when it died (the claim never reads it for dead rows).
+    package func prune(olderThan age: Duration, deadOlderThan deadAge: Duration) async throws -> (done: Int, dead: Int) {
+        let done = try await self.deleteInChunks(
+            """
+            DELETE FROM trigger_runtime.done WHERE id IN (
+                SELECT id FROM trigger_runtime.done
+                WHERE done_at < now() - make_interval(secs => \(age.secondsValue)) LIMIT 10000)
+            """
+        )
+        let dead = try await self.deleteInChunks(
+            """
+            DELETE FROM trigger_runtime.deliveries WHERE id IN (
+                SELECT id FROM trigger_runtime.deliveries
+                WHERE status = 'dead' AND run_after < now() - make_interval(secs => \(deadAge.secondsValue))
+                LIMIT 10000)
+            """
+        )
+        return (done, dead)
+    }
+
+    /// Runs `delete` (which removes at most 10,000 rows) until it removes fewer; returns the total.
+    private func deleteInChunks(_ delete: String) async throws -> Int {
         var total = 0
         while true {
-            let rows = try await self.client.query(
-                """
-                WITH gone AS (
-                    DELETE FROM trigger_runtime.done WHERE id IN (
-                        SELECT id FROM trigger_runtime.done
-                        WHERE done_at < now() - make_interval(secs => \(age.secondsValue)) LIMIT 10000)
-                    RETURNING 1
-                )
-                SELECT count(*)::int8 FROM gone
-                """,
-                logger: self.logger
-            )
-            var count: Int64 = 0
-            for try await value in rows.decode(Int64.self) { count = value }
-            total += Int(count)
+            let sql = "WITH gone AS (\(delete) RETURNING 1) SELECT count(*)::int8 FROM gone"
+            let rows = try await self.client.query(PostgresQuery(unsafeSQL: sql), logger: self.logger)
+            var count = 0
+            for try await value in rows.decode(Int64.self) { count = Int(value) }
+            total += count
             if count < 10000 { return total }
         }
     }

@@ -110,7 +110,7 @@ public struct TriggerInstaller: Sendable {
             """
             WITH orphaned AS (
                 UPDATE trigger_runtime.deliveries d
-                SET status = 'dead', lease_owner = NULL, lease_token = NULL,
+                SET status = 'dead', lease_owner = NULL, lease_token = NULL, run_after = now(),
                     last_error = 'function ' || d.function_name || ' is no longer registered: dead-lettered when '
                         || 'the registry was installed; register it again and run `events retry` to replay'
                 WHERE d.status = 'ready' AND (d.lease_token IS NULL OR d.run_after < now())

@@ -65,8 +65,19 @@ extension TriggerRuntime {
     func prune() async {
         while !Task.isCancelled {
             do {
-                let pruned = try await self.store.prune(olderThan: self.configuration.retention)
-                if pruned > 0 { self.logger.debug("pruned done deliveries", metadata: ["trigger.pruned": "\(pruned)"]) }
+                let pruned = try await self.store.prune(
+                    olderThan: self.configuration.retention,
+                    deadOlderThan: self.configuration.deadRetention
+                )
+                if pruned.done > 0 {
+                    self.logger.debug("pruned done deliveries", metadata: ["trigger.pruned": "\(pruned.done)"])
+                }
+                if pruned.dead > 0 {
+                    self.logger.info(
+                        "deleted dead deliveries past their retention",
+                        metadata: ["trigger.pruned": "\(pruned.dead)"]
+                    )
+                }
             } catch {
                 if Task.isCancelled { return }
                 self.logger.warning("pruning failed", metadata: ["error": "\(String(reflecting: error))"])

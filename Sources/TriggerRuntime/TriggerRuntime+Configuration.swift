@@ -45,6 +45,9 @@ extension TriggerRuntime {
         public var shutdownGracePeriod: Duration = .seconds(20)
         /// How long done deliveries stay in `trigger_runtime.done` (for `events list/show`). Default 7 days.
         public var retention: Duration = .seconds(7 * 86_400)
+        /// How long dead-lettered deliveries are kept for `events list --dead` / `events retry` before they are
+        /// deleted; counted from when they died. Default 30 days.
+        public var deadRetention: Duration = .seconds(30 * 86_400)
         /// How often the done log is pruned. Default 10 minutes; the first pruning runs at start.
         public var pruneInterval: Duration = .seconds(600)
         /// Whether to hold a LISTEN connection. Without it the worker finds work by polling only. Default `true`.
@@ -90,6 +93,7 @@ extension TriggerRuntime {
             )
             try require(self.shutdownGracePeriod >= .zero, "shutdownGracePeriod must not be negative")
             try require(self.retention >= .zero, "retention must not be negative")
+            try require(self.deadRetention >= .zero, "deadRetention must not be negative")
             try require(self.pruneInterval > .zero, "pruneInterval must be positive")
             try require(self.reconnectBackoff > .zero, "reconnectBackoff must be positive")
             try require(!self.workerID.isEmpty, "workerID must not be empty")

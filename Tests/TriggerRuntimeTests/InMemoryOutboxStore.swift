@@ -176,5 +176,7 @@ actor InMemoryOutboxStore: OutboxStore {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
-    func prune(olderThan age: Duration) async throws -> Int { 0 }
+    func prune(olderThan age: Duration, deadOlderThan deadAge: Duration) async throws -> (done: Int, dead: Int) {
+        (0, 0)
+    }
 }

@@ -147,7 +147,7 @@ struct LeaseTests {
         #expect(!logs.entries.contains { $0.metadata["trigger.outcome"] == "lease_lost" })
     }
 
-    @Test("done deliveries are pruned after the retention period")
+    @Test("done deliveries are pruned after the retention period, dead ones after theirs")
     func retention() async throws {
         let (logger, _) = Logger.capturing()
         try await RuntimeHarness.withPreparedDatabase(registry: FunctionRegistry(), logger: logger) { client, _ in
@@ -160,10 +160,47 @@ struct LeaseTests {
                 FROM generate_series(1, 15100) g
                 """
             )
+            // Dead deliveries: 3 died 40 days ago, 2 died an hour ago; a ready one that is long overdue stays.
+            try await client.query(
+                """
+                INSERT INTO trigger_runtime.deliveries
+                    (function_name, table_name, operation, document_key, status, run_after, last_error)
+                SELECT 'f', 'public.items', 'create', g::text, CASE WHEN g <= 5 THEN 'dead' ELSE 'ready' END,
+                       CASE WHEN g <= 3 OR g = 6 THEN now() - interval '40 days' ELSE now() - interval '1 hour' END,
+                       'boom'
+                FROM generate_series(1, 6) g
+                """
+            )
             let store = PostgresOutboxStore(client: client, channel: "trigger_runtime", logger: logger)
-            #expect(try await store.prune(olderThan: .seconds(86_400)) == 15_000)
+            let first = try await store.prune(olderThan: .seconds(86_400), deadOlderThan: .seconds(30 * 86_400))
+            #expect(first.done == 15_000 && first.dead == 3)
             #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.done") == 100)
-            #expect(try await store.prune(olderThan: .seconds(86_400)) == 0)
+            let left = "SELECT count(*) FROM trigger_runtime.deliveries WHERE document_key IN ('4', '5', '6')"
+            #expect(try await RuntimeHarness.count(client, PostgresQuery(unsafeSQL: left)) == 3)
+            let again = try await store.prune(olderThan: .seconds(86_400), deadOlderThan: .seconds(30 * 86_400))
+            #expect(again.done == 0 && again.dead == 0)
         }
     }
+
+    @Test("a dead-lettered delivery records when it died, which its retention counts from")
+    func deadSince() async throws {
+        let (logger, logs) = Logger.capturing()
+        var registry = FunctionRegistry()
+        registry.register("fails", on: .create("items"), options: FunctionOptions(maxAttempts: 1), as: Item.self) {
+            _, _ in throw Boom()
+        }
+        let prepared = registry
+        try await RuntimeHarness.withPreparedDatabase(registry: prepared, logger: logger) { client, _ in
+            try await RuntimeHarness.withWorker(client: client, registry: prepared, logger: logger) {
+                try await client.query("INSERT INTO items (id, name, value) VALUES (1, 'x', 0)")
+                try await logs.wait("dead-lettered") { $0.contains { $0.metadata["trigger.outcome"] == "dead" } }
+            }
+            // Not the claim's lease end (10 s ahead here): the moment it died, just now.
+            let age = "SELECT (extract(epoch FROM now() - run_after) * 1000)::int8 FROM trigger_runtime.deliveries"
+            let milliseconds = try await RuntimeHarness.count(client, PostgresQuery(unsafeSQL: age))
+            #expect(milliseconds >= 0 && milliseconds < 60_000)
+        }
+    }
+
+    private struct Boom: Error {}
 }
