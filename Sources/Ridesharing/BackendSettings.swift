@@ -1,6 +1,10 @@
+import AsyncHTTPClient
+import BackendServer
 import Foundation
 import Functions
 import HyperTrackAPI
+import Logging
+import TriggerRuntime
 
 /// The backend's settings from the environment: HyperTrack, the HTTP API, pricing, dispatch and webhooks.
 struct BackendSettings: Sendable {
@@ -78,5 +82,31 @@ struct BackendSettings: Sendable {
         self.backend = backend
         self.httpHost = value("HTTP_HOST") ?? "127.0.0.1"
         self.httpPort = try integer("HTTP_PORT", default: 8080, range: 0...65535)
+    }
+}
+
+extension BackendSettings {
+    /// The composition's configuration for `role`.
+    /// - Parameters:
+    ///   - role: What the process runs.
+    ///   - runtime: The worker's settings.
+    ///   - prepare: Migrate and install triggers first.
+    func composition(role: ServerRole, runtime: TriggerRuntime.Configuration, prepare: Bool)
+        -> BackendComposition.Configuration
+    {
+        var configuration = BackendComposition.Configuration()
+        configuration.role = role
+        configuration.backend = self.backend
+        configuration.runtime = runtime
+        configuration.httpHost = self.httpHost
+        configuration.httpPort = self.httpPort
+        configuration.prepare = prepare
+        return configuration
+    }
+
+    /// HyperTrack's client when credentials are set; otherwise a stand-in whose every call says what to set.
+    func tracking(logger: Logger) throws -> any TripTracking {
+        guard let hyperTrack = self.hyperTrack else { return UnconfiguredTracking() }
+        return try HyperTrackClient(configuration: hyperTrack, httpClient: HTTPClient.shared, logger: logger)
     }
 }

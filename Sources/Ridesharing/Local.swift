@@ -54,6 +54,7 @@ struct Local: AsyncParsableCommand {
         )
         let configuration = try Configuration(global: global, worker: try WorkerOptions.parse([]), environment: environment)
         Bootstrap.logging(configuration)
+        let metrics = Bootstrap.metrics()
         let logger = configuration.logger()
         let settings = try BackendSettings(environment: environment, requireHyperTrack: false)
         let url = self.databaseURL ?? environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
@@ -79,7 +80,8 @@ struct Local: AsyncParsableCommand {
         ) { database, databaseURL in
             let client = PostgresClient(configuration: database, backgroundLogger: logger)
             let stack = LocalStack(
-                client: client, configuration: stackConfiguration, databaseURL: databaseURL, logger: logger
+                client: client, configuration: stackConfiguration, databaseURL: databaseURL, metrics: metrics,
+                logger: logger
             ) { running in
                 let data = try JSONEncoder().encode(running.endpoints)
                 try data.write(to: URL(fileURLWithPath: endpointsFile), options: .atomic)

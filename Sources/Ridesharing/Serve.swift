@@ -1,8 +1,8 @@
 import ArgumentParser
+import BackendServer
 import Foundation
 import Logging
 import PostgresNIO
-import Prometheus
 import ServiceLifecycle
 import TriggerRuntime
 import UnixSignals
@@ -40,7 +40,7 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    var role: ServeRole { self.workerOnly ? .worker : self.apiOnly ? .api : .all }
+    var role: ServerRole { self.workerOnly ? .worker : self.apiOnly ? .api : .all }
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -53,67 +53,20 @@ struct Serve: AsyncParsableCommand {
         logger.info("serve starting", metadata: ["serve.role": "\(role)", "worker.id": "\(configuration.runtime.workerID)"])
         let prepare = self.migrate || self.global.embeddedPostgres
         try await configuration.withDatabase(logger: logger) { database in
-            let group = try Self.buildServiceGroup(
-                configuration: configuration, settings: settings, database: database, prepare: prepare,
-                role: role, metrics: metrics, logger: logger
+            let client = PostgresClient(configuration: database, backgroundLogger: logger)
+            let composition = BackendComposition(
+                configuration: settings.composition(role: role, runtime: configuration.runtime, prepare: prepare),
+                client: client, logger: logger
+            )
+            let services = composition.services(tracking: try settings.tracking(logger: logger), metrics: metrics)
+            let group = ServiceGroup(
+                services: [client] + services,
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                cancellationSignals: [],
+                logger: logger
             )
             try await group.run()
         }
         logger.info("serve stopped", metadata: ["serve.role": "\(role)"])
     }
-
-    /// The service group of `serve`: the client, the HTTP server of the role, then the worker (preceded by
-    /// migrations and trigger installation when `prepare`). Shutdown runs in reverse: the worker drains first.
-    /// - Parameters:
-    ///   - role: What to run (default both, as before roles existed).
-    ///   - metrics: The registry `/metrics` renders; `nil` renders an empty one (tests that do not bootstrap).
-    static func buildServiceGroup(
-        configuration: Configuration,
-        settings: BackendSettings,
-        database: PostgresClient.Configuration,
-        prepare: Bool,
-        role: ServeRole = .all,
-        metrics: PrometheusCollectorRegistry? = nil,
-        logger: Logger
-    ) throws -> ServiceGroup {
-        let client = PostgresClient(configuration: database, backgroundLogger: logger)
-        let backend = try Composition.make(client: client, settings: settings, serveAPI: false, logger: logger)
-        let http = ServeHTTP.application(
-            role: role, client: client, settings: settings,
-            requiredMigrations: TriggerRuntime.migrations + backend.migrations,
-            metrics: metrics ?? PrometheusCollectorRegistry(), logger: logger
-        )
-        var services: [any Service] = [client] + backend.services + [http]
-        let channel = configuration.runtime.channel
-        let install: @Sendable () async throws -> Void = {
-            guard prepare else { return }
-            try await TriggerRuntime.prepare(
-                client: client, registry: backend.registry, migrations: backend.migrations, channel: channel,
-                logger: logger
-            )
-        }
-        if role.runsWorker {
-            let runtime = TriggerRuntime(
-                client: client, registry: backend.registry, configuration: configuration.runtime, logger: logger
-            )
-            services.append(PreludeService(runtime, prelude: install))
-        } else if prepare {
-            services.append(PreludeService(IdleService(), prelude: install))
-        }
-        return ServiceGroup(
-            services: services,
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            cancellationSignals: [],
-            logger: logger
-        )
-    }
-}
-
-/// Keeps a slot in the group until graceful shutdown (runs `--api-only --migrate`'s prelude).
-struct IdleService: Service, CustomStringConvertible {
-    func run() async throws {
-        try? await gracefulShutdown()
-    }
-
-    var description: String { "IdleService" }
 }

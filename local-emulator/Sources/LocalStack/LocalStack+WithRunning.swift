@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import Prometheus
 import ServiceLifecycle
 
 extension LocalStack {
@@ -8,17 +9,19 @@ extension LocalStack {
     /// - Parameters:
     ///   - database: The database's client configuration.
     ///   - configuration: The stack's configuration (use port 0 for both servers in tests).
+    ///   - metrics: The registry the API's `/metrics` renders.
     ///   - logger: The logger.
     ///   - body: Runs with the started stack.
     public static func withRunning<T: Sendable>(
         database: PostgresClient.Configuration,
         configuration: Configuration,
+        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         logger: Logger,
         _ body: @escaping @Sendable (Running) async throws -> T
     ) async throws -> T {
         let client = PostgresClient(configuration: database, backgroundLogger: logger)
         let (ready, readyContinuation) = AsyncStream<Running>.makeStream()
-        let stack = LocalStack(client: client, configuration: configuration, logger: logger) { running in
+        let stack = LocalStack(client: client, configuration: configuration, metrics: metrics, logger: logger) { running in
             readyContinuation.yield(running)
             readyContinuation.finish()
         }

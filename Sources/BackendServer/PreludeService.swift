@@ -17,3 +17,12 @@ struct PreludeService<Wrapped: Service>: Service, CustomStringConvertible {
 
     var description: String { "\(self.service)" }
 }
+
+/// Keeps a slot in the group until graceful shutdown (runs the prelude of a role without a worker).
+struct IdleService: Service, CustomStringConvertible {
+    func run() async throws {
+        try? await gracefulShutdown()
+    }
+
+    var description: String { "IdleService" }
+}
