@@ -74,6 +74,8 @@ struct Local: AsyncParsableCommand {
         stackConfiguration.runtime = configuration.runtime
         stackConfiguration.emulatorStateDirectory = LocalData.emulatorDirectory(self.data)
         let endpointsFile = LocalData.endpointsFile(self.data)
+        // With --database-url nothing else creates the data folder, and stack.json is written into it.
+        try FileManager.default.createDirectory(atPath: LocalData.absolute(self.data), withIntermediateDirectories: true)
         try await LocalData.withDatabase(
             url: url, embeddedIn: LocalData.postgresDirectory(self.data),
             maximumConnections: configuration.maximumConnections, logger: logger
