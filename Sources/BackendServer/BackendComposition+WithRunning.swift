@@ -22,34 +22,10 @@ extension BackendComposition {
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         _ body: @escaping @Sendable (Int) async throws -> T
     ) async throws -> T {
-        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        let services = self.services(tracking: tracking, metrics: metrics) { port in
-            portContinuation.yield(port)
-            portContinuation.finish()
-        }
-        let group = ServiceGroup(
-            services: services, gracefulShutdownSignals: [], cancellationSignals: [], logger: self.logger
-        )
-        return try await withThrowingTaskGroup(of: T?.self) { tasks in
-            tasks.addTask {
-                defer { portContinuation.finish() }
-                try await group.run()
-                return nil
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else {
-                while try await tasks.next() != nil {}
-                throw BackendServerError(.notListening)
-            }
-            do {
-                let result = try await body(port)
-                await group.triggerGracefulShutdown()
-                while try await tasks.next() != nil {}
-                return result
-            } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
+        try await ServiceScope.withRunning(notReady: BackendServerError(.notListening), logger: self.logger) { ready in
+            self.services(tracking: tracking, metrics: metrics) { port in ready(port) }
+        } _: { port in
+            try await body(port)
         }
     }
 }
