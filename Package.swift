@@ -235,7 +235,8 @@ let package = Package(
         .testTarget(
             name: "DeployTests",
             dependencies: [
-                "EmbeddedPostgres", "HyperTrackEmulator", "TriggerRuntime", "Functions", "BackendServer",
+                "EmbeddedPostgres", "HyperTrackEmulator", "TriggerRuntime", "Functions", "BackendServer", "LocalStack",
+                "HyperTrackAPI",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -98,13 +98,9 @@ enum APIClientError: Error {
 }
 
 extension JSONValue {
-    subscript(key: String) -> JSONValue { self.objectValue?[key] ?? .null }
     subscript(index: Int) -> JSONValue {
         if case .array(let values) = self, values.indices.contains(index) { return values[index] }
         return .null
     }
-    var arrayValue: [JSONValue] {
-        if case .array(let values) = self { return values }
-        return []
-    }
+    var arrayValue: [JSONValue] { self.items }
 }
