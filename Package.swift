@@ -236,7 +236,8 @@ let package = Package(
             name: "DeployTests",
             dependencies: [
                 "EmbeddedPostgres", "HyperTrackEmulator", "TriggerRuntime", "Functions", "BackendServer", "LocalStack",
-                "HyperTrackAPI",
+                "HyperTrackAPI", "Ridesharing",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

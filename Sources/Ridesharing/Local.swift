@@ -57,7 +57,7 @@ struct Local: AsyncParsableCommand {
         let metrics = Bootstrap.metrics()
         let logger = configuration.logger()
         let settings = try BackendSettings(environment: environment, requireHyperTrack: false)
-        let url = self.databaseURL ?? environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        let url: String? = if case .url(let url) = configuration.database { url } else { nil }
         if self.fresh {
             for directory in [LocalData.postgresDirectory(self.data), LocalData.emulatorDirectory(self.data)]
             where FileManager.default.fileExists(atPath: directory) {

@@ -16,9 +16,7 @@ struct Serve: AsyncParsableCommand {
             --api-only (the HTTP API and /metrics, no worker). Every role serves /metrics (Prometheus text format) \
             on HTTP_HOST:HTTP_PORT.
             Backend settings come from the environment: \(BackendSettings.variables).
-            Worker settings come from the flags below or WORKER_CONCURRENCY, WORKER_BATCH_SIZE, \
-            WORKER_POLL_INTERVAL_MS, WORKER_LEASE_SECONDS, WORKER_SHUTDOWN_GRACE_SECONDS, WORKER_RETENTION_HOURS, \
-            WORKER_LISTEN, WORKER_CHANNEL, WORKER_ID.
+            Worker settings come from the flags below or \(ConfigurationVariables.help(.worker)).
             """
     )
 
