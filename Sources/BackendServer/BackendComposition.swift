@@ -34,11 +34,8 @@ public struct BackendComposition: Sendable {
         public var httpHost = "127.0.0.1"
         /// The HTTP port; 0 picks a free one (reported to `onListening` and logged as `http.port`). Default 8080.
         public var httpPort = 8080
-        /// Apply migrations and install the capture triggers before the worker starts (or, without a worker,
-        /// inside the group before graceful shutdown). Default `false`.
-        public var prepare = false
 
-        /// The defaults: both roles on 127.0.0.1:8080, default worker settings, no migrations.
+        /// The defaults: both roles on 127.0.0.1:8080, default worker settings.
         public init() {}
     }
 
@@ -72,7 +69,9 @@ public struct BackendComposition: Sendable {
     }
 
     /// Applies the pending migrations and installs the capture triggers of `registry` on the worker's channel.
-    /// - Parameter registry: The functions whose triggers to install.
+    /// Call it (with a running client) before ``services(tracking:metrics:onListening:)`` run, never beside them:
+    /// a write the API accepts after the migrations but before the triggers would never reach the functions.
+    /// - Parameter registry: The functions whose triggers to install (the triggers do not depend on `tracking`).
     public func prepare(registry: FunctionRegistry) async throws {
         try await TriggerRuntime.prepare(
             client: self.client, registry: registry, migrations: self.backend.migrations,
@@ -80,19 +79,15 @@ public struct BackendComposition: Sendable {
         )
     }
 
-    /// The trigger worker running `registry`, preceded by ``prepare(registry:)`` when
-    /// ``Configuration/prepare`` is set.
+    /// The trigger worker running `registry`.
     /// - Parameter registry: The functions to run.
     public func worker(registry: FunctionRegistry) -> any Service {
-        let runtime = TriggerRuntime(
+        TriggerRuntime(
             client: self.client, registry: registry, configuration: self.configuration.runtime, logger: self.logger
         )
-        guard self.configuration.prepare else { return runtime }
-        return PreludeService(runtime) { try await self.prepare(registry: registry) }
     }
 
-    /// The services of the role, in start order: the HTTP application, then the worker (roles with a worker) or,
-    /// when ``Configuration/prepare`` is set without a worker, a service that only prepares the database.
+    /// The services of the role, in start order: the HTTP application, then the worker (roles with a worker).
     /// - Parameters:
     ///   - tracking: HyperTrack, for the functions.
     ///   - metrics: The registry `/metrics` renders.
@@ -102,12 +97,9 @@ public struct BackendComposition: Sendable {
         metrics: PrometheusCollectorRegistry,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> [any Service] {
-        let registry = self.registry(tracking: tracking)
         var services = [self.application(metrics: metrics, onListening: onListening)]
         if self.configuration.role.runsWorker {
-            services.append(self.worker(registry: registry))
-        } else if self.configuration.prepare {
-            services.append(PreludeService(IdleService()) { try await self.prepare(registry: registry) })
+            services.append(self.worker(registry: self.registry(tracking: tracking)))
         }
         return services
     }

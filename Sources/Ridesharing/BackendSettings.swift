@@ -91,17 +91,13 @@ extension BackendSettings {
     /// - Parameters:
     ///   - role: What the process runs.
     ///   - runtime: The worker's settings.
-    ///   - prepare: Migrate and install triggers first.
-    func composition(role: ServerRole, runtime: TriggerRuntime.Configuration, prepare: Bool)
-        -> BackendComposition.Configuration
-    {
+    func composition(role: ServerRole, runtime: TriggerRuntime.Configuration) -> BackendComposition.Configuration {
         var configuration = BackendComposition.Configuration()
         configuration.role = role
         configuration.backend = self.backend
         configuration.runtime = runtime
         configuration.httpHost = self.httpHost
         configuration.httpPort = self.httpPort
-        configuration.prepare = prepare
         return configuration
     }
 

@@ -35,7 +35,7 @@ struct Migrate: AsyncParsableCommand {
         try await configuration.withClient(logger: logger) { client in
             let settings = try BackendSettings(environment: ProcessInfo.processInfo.environment, requireHyperTrack: false)
             let composition = BackendComposition(
-                configuration: settings.composition(role: .all, runtime: configuration.runtime, prepare: true),
+                configuration: settings.composition(role: .all, runtime: configuration.runtime),
                 client: client, logger: logger
             )
             let report = try await Migrator(client: client, logger: logger)

@@ -51,9 +51,14 @@ struct Serve: AsyncParsableCommand {
         logger.info("serve starting", metadata: ["serve.role": "\(role)", "worker.id": "\(configuration.runtime.workerID)"])
         let prepare = self.migrate || self.global.embeddedPostgres
         try await configuration.withDatabase(logger: logger) { database in
+            if prepare {
+                // Before anything serves: a write accepted between the migrations and the capture triggers would
+                // never reach the functions.
+                try await Self.prepare(database: database, settings: settings, runtime: configuration.runtime, logger: logger)
+            }
             let client = PostgresClient(configuration: database, backgroundLogger: logger)
             let composition = BackendComposition(
-                configuration: settings.composition(role: role, runtime: configuration.runtime, prepare: prepare),
+                configuration: settings.composition(role: role, runtime: configuration.runtime),
                 client: client, logger: logger
             )
             let services = composition.services(tracking: try settings.tracking(logger: logger), metrics: metrics)
@@ -66,5 +71,21 @@ struct Serve: AsyncParsableCommand {
             try await group.run()
         }
         logger.info("serve stopped", metadata: ["serve.role": "\(role)"])
+    }
+
+    /// Migrates and installs the capture triggers on a client of its own, stopped afterwards.
+    static func prepare(
+        database: PostgresClient.Configuration, settings: BackendSettings, runtime: TriggerRuntime.Configuration,
+        logger: Logger
+    ) async throws {
+        let client = PostgresClient(configuration: database, backgroundLogger: logger)
+        let composition = BackendComposition(
+            configuration: settings.composition(role: .all, runtime: runtime), client: client, logger: logger
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await composition.prepare(registry: composition.registry(tracking: UnconfiguredTracking()))
+        }
     }
 }

@@ -21,8 +21,8 @@ import TriggerRuntime
 /// try await ServiceGroup(services: [client, stack], gracefulShutdownSignals: [.sigint], logger: logger).run()
 /// ```
 ///
-/// Start order: the API (so its port is known), then the emulator (webhooks to that port), then migrations and the
-/// worker. Graceful shutdown reaches all three at once; the emulator saves its state to
+/// Start order: migrations and capture triggers (before anything can write), the API (so its port is known), then
+/// the emulator (webhooks to that port), then the worker. Graceful shutdown reaches all three at once; the emulator saves its state to
 /// ``Configuration/emulatorStateDirectory`` on the way out.
 public struct LocalStack: Service {
     let client: PostgresClient
@@ -72,6 +72,11 @@ public struct LocalStack: Service {
         let settings = self.configuration
         let logger = self.logger
         let composition = self.composition
+        if settings.prepare {
+            // Before the API serves: a write accepted between the migrations and the capture triggers would never
+            // reach the functions (the triggers do not depend on HyperTrack).
+            try await composition.prepare(registry: composition.registry(tracking: UnconfiguredTracking()))
+        }
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let application = composition.application(metrics: self.metrics) { port in
             portContinuation.yield(port)
@@ -97,9 +102,7 @@ public struct LocalStack: Service {
             )
             clientConfiguration.nearbyPollInterval = settings.nearbyPollInterval
             let tracking = try HyperTrackClient(configuration: clientConfiguration, httpClient: .shared, logger: logger)
-            let registry = composition.registry(tracking: tracking)
-            if settings.prepare { try await composition.prepare(registry: registry) }
-            let worker = composition.worker(registry: registry)
+            let worker = composition.worker(registry: composition.registry(tracking: tracking))
             group.addTask { try await worker.run() }
             let endpoints = Endpoints(
                 apiURL: apiURL,
