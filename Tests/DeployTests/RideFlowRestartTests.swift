@@ -62,19 +62,7 @@ struct RideFlowRestartTests {
                 }
             }
             // Restart worker 1 after a third of the rides completed, worker 2 after two thirds; rides keep flowing.
-            var restarted = 0
-            for await done in progress where restarted < 2 && done >= (restarted + 1) * Self.rides / 3 {
-                let index = restarted
-                let old = workers[index]
-                old.signal(SIGTERM)
-                let status = await old.exitStatus()
-                #expect(status == 0, "worker-\(index + 1) exits cleanly on SIGTERM: \(old.output.suffix(10))")
-                let (fresh, _) = try await stack.serve(
-                    ["--worker-only"], name: "worker-\(index + 1)b", environment: ["WORKER_ID": "worker-\(index + 1)b"]
-                )
-                workers[index] = fresh
-                restarted += 1
-            }
+            let restarted = try await workers.restartInTurn(stack, after: progress, of: Self.rides)
             #expect(restarted == 2)
             // No order stuck: every ride reached COMPLETED with its summary (each ride waits with a deadline).
             let rides = try await load.value
