@@ -70,6 +70,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "BackendServer",
+            dependencies: [
+                "TriggerRuntime",
+                "HyperTrackAPI",
+                "Functions",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "EmbeddedPostgres",
             dependencies: [
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -112,8 +127,10 @@ let package = Package(
                 "HyperTrackAPI",
                 "Functions",
                 "HyperTrackEmulator",
+                "BackendServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -148,6 +165,7 @@ let package = Package(
                 "EmbeddedPostgres",
                 "HyperTrackEmulator",
                 "LocalStack",
+                "BackendServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -217,7 +235,9 @@ let package = Package(
         .testTarget(
             name: "DeployTests",
             dependencies: [
-                "EmbeddedPostgres", "HyperTrackEmulator", "TriggerRuntime", "Functions",
+                "EmbeddedPostgres", "HyperTrackEmulator", "TriggerRuntime", "Functions", "BackendServer", "LocalStack",
+                "HyperTrackAPI", "Ridesharing",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -231,8 +251,9 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "TriggerRuntime", "HyperTrackAPI", "Functions", "FunctionsTesting", "EmbeddedPostgres",
-                "HyperTrackEmulator", "LocalStack",
+                "HyperTrackEmulator", "LocalStack", "BackendServer",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

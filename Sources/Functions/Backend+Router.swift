@@ -24,13 +24,29 @@ extension Backend {
         requiredMigrations: [Migration]? = nil
     ) -> Router<APIRequestContext> {
         let store = APIStore(client: client, logger: logger)
-        let router = Router(context: APIRequestContext.self)
-        router.add(middleware: ProblemMiddleware())
-        HealthRoutes(client: client, migrations: requiredMigrations ?? self.migrations, logger: logger).register(router)
+        let router = self.makeHealthRouter(client: client, logger: logger, requiredMigrations: requiredMigrations)
         let v1 = router.group("v1")
         WebhookRoutes(store: store, configuration: self.configuration.webhook, logger: logger).register(v1)
         let authenticated = v1.group().add(middleware: BearerAuthMiddleware(store: store))
         APIRoutes(store: store, configuration: self.configuration).register(public: v1, authenticated: authenticated)
+        return router
+    }
+
+    /// Only `/healthz` and `/readyz` (with the API's JSON bodies and problem responses): the router of a process
+    /// that serves no API, such as a worker.
+    /// - Parameters:
+    ///   - client: The database `/readyz` asks.
+    ///   - logger: Logs why the process is not ready.
+    ///   - requiredMigrations: What `/readyz` requires to be applied; defaults to the backend's own migrations.
+    /// - Returns: A router to add routes to (``makeRouter(client:logger:requiredMigrations:)`` adds `/v1`).
+    public func makeHealthRouter(
+        client: PostgresClient,
+        logger: Logger,
+        requiredMigrations: [Migration]? = nil
+    ) -> Router<APIRequestContext> {
+        let router = Router(context: APIRequestContext.self)
+        router.add(middleware: ProblemMiddleware())
+        HealthRoutes(client: client, migrations: requiredMigrations ?? self.migrations, logger: logger).register(router)
         return router
     }
 }

@@ -1,6 +1,10 @@
+import AsyncHTTPClient
+import BackendServer
 import Foundation
 import Functions
 import HyperTrackAPI
+import Logging
+import TriggerRuntime
 
 /// The backend's settings from the environment: HyperTrack, the HTTP API, pricing, dispatch and webhooks.
 struct BackendSettings: Sendable {
@@ -12,21 +16,19 @@ struct BackendSettings: Sendable {
     var httpHost: String
     var httpPort: Int
 
-    /// The variables read here, with their defaults, for `--help` and the deploy docs.
-    static let variables = """
-        HYPERTRACK_BASE_URL (default https://v3.api.hypertrack.com), HYPERTRACK_ACCOUNT_ID, HYPERTRACK_SECRET_KEY, \
-        HYPERTRACK_WEBHOOK_SECRET (default: the secret key), HYPERTRACK_ACCEPT_UNSIGNED_WEBHOOKS (default false), \
-        HTTP_HOST (default 127.0.0.1), HTTP_PORT (default 8080), TRIP_DESTINATION_RADIUS_M (default 100), \
-        DISPATCH_RADIUS_M (default 5000), DISPATCH_OFFER_COUNT (default 5), DISPATCH_USE_NEARBY_API (default false), \
-        TARIFF_CURRENCY (default EUR), TARIFF_BASE, TARIFF_PER_KM, TARIFF_PER_MINUTE, TARIFF_MINIMUM (minor units; \
-        defaults 250, 120, 30, 500)
-        """
+    /// The variables read here, with their defaults, for `--help`.
+    static var variables: String { ConfigurationVariables.help(.backend) }
 
     /// Reads the settings; throws `Configuration.Invalid` naming the variable that is wrong.
     /// - Parameters:
     ///   - environment: The variables.
     ///   - requireHyperTrack: Fail when HyperTrack credentials are missing (the worker and API need them).
     init(environment: [String: String], requireHyperTrack: Bool) throws {
+        try self.init(environment: EnvironmentReader(environment), requireHyperTrack: requireHyperTrack)
+    }
+
+    /// Reads the settings through `environment` (which records what is read).
+    init(environment: EnvironmentReader, requireHyperTrack: Bool) throws {
         func value(_ key: String) -> String? {
             environment[key].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         }
@@ -49,7 +51,10 @@ struct BackendSettings: Sendable {
 
         if value("HYPERTRACK_ACCOUNT_ID") != nil || value("HYPERTRACK_SECRET_KEY") != nil || requireHyperTrack {
             do {
-                self.hyperTrack = try HyperTrackClient.Configuration.fromEnvironment(environment)
+                let names = ["HYPERTRACK_BASE_URL", "HYPERTRACK_ACCOUNT_ID", "HYPERTRACK_SECRET_KEY"]
+                self.hyperTrack = try HyperTrackClient.Configuration.fromEnvironment(
+                    Dictionary(uniqueKeysWithValues: names.compactMap { name in environment[name].map { (name, $0) } })
+                )
             } catch {
                 throw Configuration.Invalid(
                     description: "\(error); the worker and the API call HyperTrack (for a laptop, `ridesharing local` "
@@ -78,5 +83,27 @@ struct BackendSettings: Sendable {
         self.backend = backend
         self.httpHost = value("HTTP_HOST") ?? "127.0.0.1"
         self.httpPort = try integer("HTTP_PORT", default: 8080, range: 0...65535)
+    }
+}
+
+extension BackendSettings {
+    /// The composition's configuration for `role`.
+    /// - Parameters:
+    ///   - role: What the process runs.
+    ///   - runtime: The worker's settings.
+    func composition(role: ServerRole, runtime: TriggerRuntime.Configuration) -> BackendComposition.Configuration {
+        var configuration = BackendComposition.Configuration()
+        configuration.role = role
+        configuration.backend = self.backend
+        configuration.runtime = runtime
+        configuration.httpHost = self.httpHost
+        configuration.httpPort = self.httpPort
+        return configuration
+    }
+
+    /// HyperTrack's client when credentials are set; otherwise a stand-in whose every call says what to set.
+    func tracking(logger: Logger) throws -> any TripTracking {
+        guard let hyperTrack = self.hyperTrack else { return UnconfiguredTracking() }
+        return try HyperTrackClient(configuration: hyperTrack, httpClient: HTTPClient.shared, logger: logger)
     }
 }

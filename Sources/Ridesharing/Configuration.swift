@@ -36,6 +36,11 @@ struct Configuration: Sendable {
     ///   - worker: The worker flags, when the command has them.
     ///   - environment: The environment (the process's, or a test's).
     init(global: GlobalOptions, worker: WorkerOptions? = nil, environment: [String: String]) throws {
+        try self.init(global: global, worker: worker, environment: EnvironmentReader(environment))
+    }
+
+    /// Reads flags and the environment through `environment` (which records what is read).
+    init(global: GlobalOptions, worker: WorkerOptions? = nil, environment: EnvironmentReader) throws {
         func value(_ key: String) -> String? {
             environment[key].flatMap { $0.isEmpty ? nil : $0 }
         }

@@ -5,6 +5,7 @@ import Foundation
 import LocalStack
 import Logging
 import PostgresNIO
+import Prometheus
 
 /// `ridesharing demo`: one whole ride on a throwaway stack, printed as it happens.
 struct Demo: AsyncParsableCommand {
@@ -31,6 +32,7 @@ struct Demo: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
+        let metrics = Bootstrap.metrics()
         var logger = Logger(label: "ridesharing.demo")
         logger.logLevel = level
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ridesharing-demo-\(UUID().uuidString)").path
@@ -40,7 +42,7 @@ struct Demo: AsyncParsableCommand {
         let result = try await LocalData.withDatabase(
             url: nil, embeddedIn: directory + "/pg", maximumConnections: 20, logger: logger
         ) { database, _ in
-            try await Self.play(database: database, demo: demo, logger: logger) { Terminal.line($0) }
+            try await Self.play(database: database, demo: demo, metrics: metrics, logger: logger) { Terminal.line($0) }
         }
         print("done: ride \(result.orderID) by \(result.driverDeviceID), \(result.statuses.count) statuses")
     }
@@ -49,6 +51,7 @@ struct Demo: AsyncParsableCommand {
     static func play(
         database: PostgresClient.Configuration,
         demo: LocalDemo.Configuration,
+        metrics: PrometheusCollectorRegistry,
         logger: Logger,
         say: @escaping @Sendable (String) -> Void
     ) async throws -> LocalDemo.Result {
@@ -57,7 +60,9 @@ struct Demo: AsyncParsableCommand {
         configuration.emulatorPort = 0
         configuration.clock = .manual()
         configuration.runtime.pollInterval = .milliseconds(200)
-        return try await LocalStack.withRunning(database: database, configuration: configuration, logger: logger) {
+        return try await LocalStack.withRunning(
+            database: database, configuration: configuration, metrics: metrics, logger: logger
+        ) {
             running in
             say("stack up: API \(running.endpoints.apiURL), HyperTrack emulator \(running.endpoints.emulatorURL)")
             return try await LocalDemo(running: running, configuration: demo, say: say).run()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import BackendServer
 import EmbeddedPostgres
 import Foundation
 import Functions
@@ -89,31 +90,24 @@ struct FunctionsCall: AsyncParsableCommand {
         if !outcome.succeeded { throw ExitCode(2) }
     }
 
-    func function(tracking: some TripTracking) throws -> (RegisteredFunction, [Migration], FunctionRegistry) {
-        let backend = Backend()
-        let registry = backend.registry(tracking: tracking)
+    func call(
+        _ payload: Data, databaseURL: String, tracking: some TripTracking, prepare: Bool, logger: Logger
+    ) async throws -> FunctionsShell.Outcome {
+        let client = PostgresClient(configuration: try DatabaseURL.clientConfiguration(databaseURL), backgroundLogger: logger)
+        let composition = BackendComposition(configuration: .init(), client: client, logger: logger)
+        let registry = composition.registry(tracking: tracking)
         guard let function = registry.function(named: FunctionName(self.name)) else {
             let names = registry.functions.map(\.name.description).joined(separator: ", ")
             throw ValidationError("no function named \(self.name); registered: \(names)")
         }
-        return (function, backend.migrations, registry)
-    }
-
-    func call(
-        _ payload: Data, databaseURL: String, tracking: some TripTracking, prepare: Bool, logger: Logger
-    ) async throws -> FunctionsShell.Outcome {
-        let (function, migrations, registry) = try self.function(tracking: tracking)
         let invocation: FunctionsShell.Invocation
         do { invocation = try FunctionsShell.parse(payload, for: function, operation: self.operation) } catch {
             throw ValidationError("\(error)")
         }
-        let client = PostgresClient(configuration: try DatabaseURL.clientConfiguration(databaseURL), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            if prepare {
-                try await TriggerRuntime.prepare(client: client, registry: registry, migrations: migrations, logger: logger)
-            }
+            if prepare { try await composition.prepare(registry: registry) }
             return try await FunctionsShell.call(function, with: invocation, client: client, logger: logger)
         }
     }

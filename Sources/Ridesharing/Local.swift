@@ -54,9 +54,10 @@ struct Local: AsyncParsableCommand {
         )
         let configuration = try Configuration(global: global, worker: try WorkerOptions.parse([]), environment: environment)
         Bootstrap.logging(configuration)
+        let metrics = Bootstrap.metrics()
         let logger = configuration.logger()
         let settings = try BackendSettings(environment: environment, requireHyperTrack: false)
-        let url = self.databaseURL ?? environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        let url: String? = if case .url(let url) = configuration.database { url } else { nil }
         if self.fresh {
             for directory in [LocalData.postgresDirectory(self.data), LocalData.emulatorDirectory(self.data)]
             where FileManager.default.fileExists(atPath: directory) {
@@ -73,13 +74,16 @@ struct Local: AsyncParsableCommand {
         stackConfiguration.runtime = configuration.runtime
         stackConfiguration.emulatorStateDirectory = LocalData.emulatorDirectory(self.data)
         let endpointsFile = LocalData.endpointsFile(self.data)
+        // With --database-url nothing else creates the data folder, and stack.json is written into it.
+        try FileManager.default.createDirectory(atPath: LocalData.absolute(self.data), withIntermediateDirectories: true)
         try await LocalData.withDatabase(
             url: url, embeddedIn: LocalData.postgresDirectory(self.data),
             maximumConnections: configuration.maximumConnections, logger: logger
         ) { database, databaseURL in
             let client = PostgresClient(configuration: database, backgroundLogger: logger)
             let stack = LocalStack(
-                client: client, configuration: stackConfiguration, databaseURL: databaseURL, logger: logger
+                client: client, configuration: stackConfiguration, databaseURL: databaseURL, metrics: metrics,
+                logger: logger
             ) { running in
                 let data = try JSONEncoder().encode(running.endpoints)
                 try data.write(to: URL(fileURLWithPath: endpointsFile), options: .atomic)

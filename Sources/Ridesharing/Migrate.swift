@@ -1,4 +1,5 @@
 import ArgumentParser
+import BackendServer
 import Foundation
 import Logging
 import TriggerRuntime
@@ -33,12 +34,15 @@ struct Migrate: AsyncParsableCommand {
     static func migrate(configuration: Configuration, dryRun: Bool, logger: Logger) async throws -> [Migration] {
         try await configuration.withClient(logger: logger) { client in
             let settings = try BackendSettings(environment: ProcessInfo.processInfo.environment, requireHyperTrack: false)
-            let backend = try Composition.make(client: client, settings: settings, serveAPI: false, logger: logger)
+            let composition = BackendComposition(
+                configuration: settings.composition(role: .all, runtime: configuration.runtime),
+                client: client, logger: logger
+            )
             let report = try await Migrator(client: client, logger: logger)
-                .migrate(TriggerRuntime.migrations + backend.migrations, dryRun: dryRun)
+                .migrate(composition.requiredMigrations, dryRun: dryRun)
             if !dryRun {
                 try await TriggerInstaller(client: client, logger: logger)
-                    .install(backend.registry, channel: configuration.runtime.channel)
+                    .install(composition.registry(tracking: UnconfiguredTracking()), channel: configuration.runtime.channel)
             }
             return report.pending
         }

@@ -1,8 +1,8 @@
 import ArgumentParser
+import BackendServer
 import Foundation
 import Logging
 import PostgresNIO
-import Prometheus
 import ServiceLifecycle
 import TriggerRuntime
 import UnixSignals
@@ -16,9 +16,7 @@ struct Serve: AsyncParsableCommand {
             --api-only (the HTTP API and /metrics, no worker). Every role serves /metrics (Prometheus text format) \
             on HTTP_HOST:HTTP_PORT.
             Backend settings come from the environment: \(BackendSettings.variables).
-            Worker settings come from the flags below or WORKER_CONCURRENCY, WORKER_BATCH_SIZE, \
-            WORKER_POLL_INTERVAL_MS, WORKER_LEASE_SECONDS, WORKER_SHUTDOWN_GRACE_SECONDS, WORKER_RETENTION_HOURS, \
-            WORKER_LISTEN, WORKER_CHANNEL, WORKER_ID.
+            Worker settings come from the flags below or \(ConfigurationVariables.help(.worker)).
             """
     )
 
@@ -40,7 +38,7 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    var role: ServeRole { self.workerOnly ? .worker : self.apiOnly ? .api : .all }
+    var role: ServerRole { self.workerOnly ? .worker : self.apiOnly ? .api : .all }
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -53,67 +51,41 @@ struct Serve: AsyncParsableCommand {
         logger.info("serve starting", metadata: ["serve.role": "\(role)", "worker.id": "\(configuration.runtime.workerID)"])
         let prepare = self.migrate || self.global.embeddedPostgres
         try await configuration.withDatabase(logger: logger) { database in
-            let group = try Self.buildServiceGroup(
-                configuration: configuration, settings: settings, database: database, prepare: prepare,
-                role: role, metrics: metrics, logger: logger
+            if prepare {
+                // Before anything serves: a write accepted between the migrations and the capture triggers would
+                // never reach the functions.
+                try await Self.prepare(database: database, settings: settings, runtime: configuration.runtime, logger: logger)
+            }
+            let client = PostgresClient(configuration: database, backgroundLogger: logger)
+            let composition = BackendComposition(
+                configuration: settings.composition(role: role, runtime: configuration.runtime),
+                client: client, logger: logger
+            )
+            let services = composition.services(tracking: try settings.tracking(logger: logger), metrics: metrics)
+            let group = ServiceGroup(
+                services: [client] + services,
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                cancellationSignals: [],
+                logger: logger
             )
             try await group.run()
         }
         logger.info("serve stopped", metadata: ["serve.role": "\(role)"])
     }
 
-    /// The service group of `serve`: the client, the HTTP server of the role, then the worker (preceded by
-    /// migrations and trigger installation when `prepare`). Shutdown runs in reverse: the worker drains first.
-    /// - Parameters:
-    ///   - role: What to run (default both, as before roles existed).
-    ///   - metrics: The registry `/metrics` renders; `nil` renders an empty one (tests that do not bootstrap).
-    static func buildServiceGroup(
-        configuration: Configuration,
-        settings: BackendSettings,
-        database: PostgresClient.Configuration,
-        prepare: Bool,
-        role: ServeRole = .all,
-        metrics: PrometheusCollectorRegistry? = nil,
+    /// Migrates and installs the capture triggers on a client of its own, stopped afterwards.
+    static func prepare(
+        database: PostgresClient.Configuration, settings: BackendSettings, runtime: TriggerRuntime.Configuration,
         logger: Logger
-    ) throws -> ServiceGroup {
+    ) async throws {
         let client = PostgresClient(configuration: database, backgroundLogger: logger)
-        let backend = try Composition.make(client: client, settings: settings, serveAPI: false, logger: logger)
-        let http = ServeHTTP.application(
-            role: role, client: client, settings: settings,
-            requiredMigrations: TriggerRuntime.migrations + backend.migrations,
-            metrics: metrics ?? PrometheusCollectorRegistry(), logger: logger
+        let composition = BackendComposition(
+            configuration: settings.composition(role: .all, runtime: runtime), client: client, logger: logger
         )
-        var services: [any Service] = [client] + backend.services + [http]
-        let channel = configuration.runtime.channel
-        let install: @Sendable () async throws -> Void = {
-            guard prepare else { return }
-            try await TriggerRuntime.prepare(
-                client: client, registry: backend.registry, migrations: backend.migrations, channel: channel,
-                logger: logger
-            )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await composition.prepare(registry: composition.registry(tracking: UnconfiguredTracking()))
         }
-        if role.runsWorker {
-            let runtime = TriggerRuntime(
-                client: client, registry: backend.registry, configuration: configuration.runtime, logger: logger
-            )
-            services.append(PreludeService(runtime, prelude: install))
-        } else if prepare {
-            services.append(PreludeService(IdleService(), prelude: install))
-        }
-        return ServiceGroup(
-            services: services,
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            cancellationSignals: [],
-            logger: logger
-        )
     }
-}
-
-/// Keeps a slot in the group until graceful shutdown (runs `--api-only --migrate`'s prelude).
-struct IdleService: Service, CustomStringConvertible {
-    func run() async throws {
-        try? await gracefulShutdown()
-    }
-
-    var description: String { "IdleService" }
 }

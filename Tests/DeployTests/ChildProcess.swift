@@ -28,11 +28,17 @@ final class ChildProcess: @unchecked Sendable {
         let errors = Pipe()
         self.process.standardError = errors
         self.process.standardOutput = FileHandle.nullDevice
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.receive(data)
-        }
         try self.process.run()
+        // A blocking read loop on a thread of its own: it sees the end of the output reliably (a readabilityHandler
+        // is not always called at EOF, and a test waiting for the end then hung).
+        let reader = errors.fileHandleForReading
+        Thread.detachNewThread { [weak self] in
+            while true {
+                let data = reader.availableData  // blocks until some output is there; empty at the end
+                self?.receive(data)
+                if data.isEmpty { return }
+            }
+        }
     }
 
     deinit { self.kill() }

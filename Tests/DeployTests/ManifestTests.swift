@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import Ridesharing
+
 /// The deployment artifacts validate with the tools that consume them. A check is skipped (with a message saying
 /// which tool is missing) only when that tool is not installed.
 @Suite("Deploy: manifests and unit file")
@@ -41,7 +43,7 @@ struct ManifestTests {
         let grace = try #require(Int(data.string("WORKER_SHUTDOWN_GRACE_SECONDS") ?? ""))
         // Only variables the executable reads.
         for key in data.keys {
-            #expect(KubeDocuments.knownVariables.contains(key), "unknown variable \(key) in the ConfigMap")
+            #expect(ConfigurationVariables.names.contains(key), "unknown variable \(key) in the ConfigMap")
         }
 
         let job = try #require(documents.first(kind: "Job"))

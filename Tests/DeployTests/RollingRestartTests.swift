@@ -43,37 +43,13 @@ struct RollingRestartTests {
                 return (drivers, riders, orders)
             }
             // Restart worker 1 after a third of the load, worker 2 after two thirds; the load keeps going meanwhile.
-            var restarted = 0
-            for await done in progress where restarted < 2 && done >= (restarted + 1) * Self.rides / 3 {
-                let index = restarted
-                let old = workers[index]
-                old.signal(SIGTERM)
-                let status = await old.exitStatus()
-                #expect(status == 0, "worker-\(index + 1) exits cleanly on SIGTERM: \(old.output.suffix(10))")
-                let (fresh, freshPort) = try await stack.serve(
-                    ["--worker-only"], name: "worker-\(index + 1)b", environment: ["WORKER_ID": "worker-\(index + 1)b"]
-                )
-                workers[index] = fresh
-                ports.set(index, freshPort)
-                restarted += 1
-            }
+            let restarted = try await workers.restartInTurn(stack, after: progress, of: Self.rides) { ports.set($0, $1) }
             #expect(restarted == 2)
             let (drivers, riders, orders) = try await load.value
 
             // The outbox drains: a condition polled with a generous deadline (there is no event to await across
             // processes; the assertions below are on outcomes, not on time).
-            let deadline = ContinuousClock.now + .seconds(90)
-            while try await stack.rows("SELECT count(*)::int FROM trigger_runtime.deliveries", as: Int.self) != [0] {
-                guard ContinuousClock.now < deadline else {
-                    let left = try await stack.rows(
-                        "SELECT function_name || ' ' || status || ' ' || attempt || ' ' || coalesce(last_error, '') "
-                            + "FROM trigger_runtime.deliveries", as: String.self
-                    )
-                    Issue.record("deliveries left after 90 s: \(left)")
-                    return
-                }
-                try await Task.sleep(for: .milliseconds(200))
-            }
+            try await RideAudit.drained(stack)
 
             // Each event handled exactly once per function: one done row per order for dispatchOrder, one per user
             // for registerDriverDevice (it is triggered by every insert into users and ignores riders), none run twice (attempt 1: no lease expired, no retry), none dead.
@@ -205,4 +181,28 @@ final class Workers: @unchecked Sendable {
     }
 
     func killAll() { self.lock.withLock { self.processes.forEach { $0.kill() } } }
+
+    /// Restarts worker 1 once `progress` reaches a third of `total`, worker 2 at two thirds: SIGTERM, exit 0 expected,
+    /// then `serve --worker-only` again (named `worker-Nb`). Returns how many were restarted.
+    /// - Parameter restarted: Called with the worker's index and its new HTTP port.
+    func restartInTurn(
+        _ stack: Stack, after progress: AsyncStream<Int>, of total: Int,
+        restarted: (Int, Int) -> Void = { _, _ in }
+    ) async throws -> Int {
+        var count = 0
+        for await done in progress where count < 2 && done >= (count + 1) * total / 3 {
+            let index = count
+            let old = self[index]
+            old.signal(SIGTERM)
+            let status = await old.exitStatus()
+            #expect(status == 0, "worker-\(index + 1) exits cleanly on SIGTERM: \(old.output.suffix(10))")
+            let (fresh, port) = try await stack.serve(
+                ["--worker-only"], name: "worker-\(index + 1)b", environment: ["WORKER_ID": "worker-\(index + 1)b"]
+            )
+            self[index] = fresh
+            restarted(index, port)
+            count += 1
+        }
+        return count
+    }
 }

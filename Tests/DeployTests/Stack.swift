@@ -20,6 +20,32 @@ struct Stack: Sendable {
     /// The running emulator (faults, state).
     let hyperTrack: HyperTrackEmulator
 
+    /// The environment every process of a test shares, on the database at `url` (no HyperTrack settings).
+    static func environment(url: String) -> [String: String] {
+        [
+            "DATABASE_URL": url,
+            "DATABASE_MAX_CONNECTIONS": "8",
+            "HTTP_HOST": "127.0.0.1",
+            "HTTP_PORT": "0",
+            "LOG_FORMAT": "json",
+            "LOG_LEVEL": "info",
+            "WORKER_CONCURRENCY": "4",
+            "WORKER_POLL_INTERVAL_MS": "200",
+            "WORKER_SHUTDOWN_GRACE_SECONDS": "15",
+        ]
+    }
+
+    /// The environment plus the emulator's URL and credentials (what the workers need).
+    static func environment(url: String, emulator: HyperTrackEmulator.Configuration, baseURL: String) -> [String: String] {
+        Self.environment(url: url).merging(
+            [
+                "HYPERTRACK_BASE_URL": baseURL,
+                "HYPERTRACK_ACCOUNT_ID": emulator.accountID,
+                "HYPERTRACK_SECRET_KEY": emulator.secretKey,
+            ]
+        ) { $1 }
+    }
+
     /// Runs `body` with a fresh database (migrated by the real `ridesharing migrate`) and a running emulator.
     static func with(_ body: @escaping @Sendable (Stack) async throws -> Void) async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, configuration in
@@ -29,20 +55,7 @@ struct Stack: Sendable {
                 let base = try await emulator.baseURL()
                 let stack = Stack(
                     client: client,
-                    environment: [
-                        "DATABASE_URL": url,
-                        "DATABASE_MAX_CONNECTIONS": "8",
-                        "HYPERTRACK_BASE_URL": base,
-                        "HYPERTRACK_ACCOUNT_ID": emulatorConfiguration.accountID,
-                        "HYPERTRACK_SECRET_KEY": emulatorConfiguration.secretKey,
-                        "HTTP_HOST": "127.0.0.1",
-                        "HTTP_PORT": "0",
-                        "LOG_FORMAT": "json",
-                        "LOG_LEVEL": "info",
-                        "WORKER_CONCURRENCY": "4",
-                        "WORKER_POLL_INTERVAL_MS": "200",
-                        "WORKER_SHUTDOWN_GRACE_SECONDS": "15",
-                    ],
+                    environment: Self.environment(url: url, emulator: emulatorConfiguration, baseURL: base),
                     emulatorBaseURL: base,
                     emulator: emulatorConfiguration,
                     hyperTrack: emulator
@@ -52,11 +65,50 @@ struct Stack: Sendable {
         }
     }
 
+    /// A fresh database migrated by `ridesharing migrate`, then `serve --api-only` (which needs no HyperTrack),
+    /// then the emulator posting its signed webhooks to that API, as HyperTrack does in production. `body` gets the
+    /// stack (its environment points workers at the emulator), the API process and the API's port.
+    /// - Parameters:
+    ///   - emulatorConfiguration: The emulator's settings; its webhook URL and secret are set here.
+    static func withAPIFirst(
+        emulator emulatorConfiguration: HyperTrackEmulator.Configuration,
+        _ body: @escaping @Sendable (Stack, ChildProcess, Int) async throws -> Void
+    ) async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, configuration in
+            let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
+            var emulatorConfiguration = emulatorConfiguration
+            emulatorConfiguration.webhookSecret = "whsec-deploy-tests"
+            let environment = Self.environment(url: url).merging(
+                ["HYPERTRACK_WEBHOOK_SECRET": "whsec-deploy-tests"]
+            ) { $1 }
+            try await Self.run(["migrate"], environment: environment)
+            let (api, port) = try await Self.serve(["--api-only"], name: "api", environment: environment)
+            defer { api.kill() }
+            emulatorConfiguration.webhookURL = "http://127.0.0.1:\(port)/v1/hypertrack/webhooks"
+            try await HyperTrackEmulator.withRunning(emulatorConfiguration, logger: Self.logger) { [emulatorConfiguration] emulator in
+                let base = try await emulator.baseURL()
+                let stack = Stack(
+                    client: client,
+                    environment: Self.environment(url: url, emulator: emulatorConfiguration, baseURL: base)
+                        .merging(["HYPERTRACK_WEBHOOK_SECRET": "whsec-deploy-tests"]) { $1 },
+                    emulatorBaseURL: base,
+                    emulator: emulatorConfiguration,
+                    hyperTrack: emulator
+                )
+                try await body(stack, api, port)
+            }
+        }
+    }
+
     /// Runs `ridesharing ARGUMENTS` to completion; throws with its output unless it exits 0.
     func run(_ arguments: [String], environment extra: [String: String] = [:]) async throws {
+        try await Self.run(arguments, environment: self.environment.merging(extra) { $1 })
+    }
+
+    /// Runs `ridesharing ARGUMENTS` with `environment` to completion; throws with its output unless it exits 0.
+    static func run(_ arguments: [String], environment: [String: String]) async throws {
         let process = try ChildProcess(
-            "ridesharing", arguments, environment: self.environment.merging(extra) { $1 },
-            name: "ridesharing \(arguments.joined(separator: " "))"
+            "ridesharing", arguments, environment: environment, name: "ridesharing \(arguments.joined(separator: " "))"
         )
         let status = await process.exitStatus()
         guard status == 0 else {
@@ -70,15 +122,25 @@ struct Stack: Sendable {
     func serve(_ arguments: [String], name: String, environment extra: [String: String] = [:]) async throws
         -> (ChildProcess, Int)
     {
-        let process = try ChildProcess(
-            "ridesharing", ["serve"] + arguments, environment: self.environment.merging(extra) { $1 }, name: name
-        )
+        try await Self.serve(arguments, name: name, environment: self.environment.merging(extra) { $1 })
+    }
+
+    /// Starts `ridesharing serve ARGUMENTS` with `environment` and waits until it listens.
+    static func serve(_ arguments: [String], name: String, environment: [String: String]) async throws
+        -> (ChildProcess, Int)
+    {
+        let process = try ChildProcess("ridesharing", ["serve"] + arguments, environment: environment, name: name)
         do {
             return (process, try await process.httpPort())
         } catch {
             process.kill()
             throw error
         }
+    }
+
+    /// Runs `sql` (a statement without results).
+    func execute(_ sql: String) async throws {
+        try await self.client.query(PostgresQuery(unsafeSQL: sql), logger: Self.logger)
     }
 
     /// One value per row of `sql`.

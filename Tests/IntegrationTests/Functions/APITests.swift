@@ -1,6 +1,7 @@
 import Foundation
 import Functions
 import HyperTrackAPI
+import LocalStack
 import NIOHTTP1
 import PostgresNIO
 import Testing

@@ -2,9 +2,9 @@ import AsyncHTTPClient
 import EmbeddedPostgres
 import Foundation
 import Functions
-import Hummingbird
 import HyperTrackAPI
 import HyperTrackEmulator
+import LocalStack
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -60,71 +60,36 @@ struct EmulatorRideTests {
         }
     }
 
-    /// Serves the API, starts the emulator (webhooks to the API), and runs the worker with a `HyperTrackClient` on
-    /// the emulator.
+    /// The local stack's wiring (API, then the emulator posting webhooks to it, then the worker with a
+    /// `HyperTrackClient` on the emulator) on a fresh database with a manual clock.
     static func withEmulatorBackend(
         _ configuration: Backend.Configuration,
         _ body: @escaping @Sendable (RideHarness, HyperTrackEmulator, HyperTrackClient) async throws -> Void
     ) async throws {
         let logger = BackendHarness.logger
-        try await TestDatabase.shared.withDatabase(logger: logger) { client, _ in
-            let backend = Backend(configuration: configuration)
-            let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-            let app = Application(
-                router: backend.makeRouter(client: client, logger: logger),
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                onServerRunning: { channel in
-                    portContinuation.yield(channel.localAddress?.port ?? 0)
-                    portContinuation.finish()
-                },
-                logger: logger
-            )
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await app.runService(gracefulShutdownSignals: []) }
-                defer { group.cancelAll() }
-                var iterator = ports.makeAsyncIterator()
-                let port = try #require(await iterator.next())
-                var emulatorConfiguration = HyperTrackEmulator.Configuration()
-                emulatorConfiguration.webhookURL = "http://127.0.0.1:\(port)/v1/hypertrack/webhooks"
-                emulatorConfiguration.webhookSecret = configuration.webhook.secret
-                try await HyperTrackEmulator.withRunning(emulatorConfiguration, logger: logger) { emulator in
-                    var clientConfiguration = HyperTrackClient.Configuration(
-                        baseURL: try await emulator.baseURL(),
-                        accountID: emulatorConfiguration.accountID,
-                        secretKey: emulatorConfiguration.secretKey
-                    )
-                    clientConfiguration.nearbyPollInterval = .milliseconds(200)
-                    let tracking = try HyperTrackClient(
-                        configuration: clientConfiguration,
-                        httpClient: .shared,
-                        logger: logger
-                    )
-                    let registry = backend.registry(tracking: tracking)
-                    try await TriggerRuntime.prepare(
-                        client: client,
-                        registry: registry,
-                        migrations: backend.migrations,
-                        logger: logger
-                    )
-                    var runtimeConfiguration = TriggerRuntime.Configuration()
-                    runtimeConfiguration.pollInterval = .milliseconds(200)
-                    let runtime = TriggerRuntime(
-                        client: client,
-                        registry: registry,
-                        configuration: runtimeConfiguration,
-                        logger: logger
-                    )
-                    try await withThrowingTaskGroup(of: Void.self) { workers in
-                        workers.addTask { try await runtime.run() }
-                        defer { workers.cancelAll() }
-                        let harness = RideHarness(
-                            client: client,
-                            api: APIClient(baseURL: "http://127.0.0.1:\(port)"),
-                            secret: configuration.webhook.secret ?? ""
-                        )
-                        try await body(harness, emulator, tracking)
-                    }
-                }
+        try await TestDatabase.shared.withDatabase(logger: logger) { client, database in
+            var stack = LocalStack.Configuration()
+            stack.apiPort = 0
+            stack.emulatorPort = 0
+            stack.clock = .manual()
+            stack.backend = configuration
+            stack.webhookSecret = configuration.webhook.secret ?? ""
+            stack.runtime.pollInterval = .milliseconds(200)
+            stack.runtime.shutdownGracePeriod = .seconds(2)
+            try await LocalStack.withRunning(database: database, configuration: stack, logger: logger) { running in
+                var clientConfiguration = HyperTrackClient.Configuration(
+                    baseURL: running.endpoints.emulatorURL,
+                    accountID: running.endpoints.accountID,
+                    secretKey: running.endpoints.secretKey
+                )
+                clientConfiguration.nearbyPollInterval = .milliseconds(200)
+                let tracking = try HyperTrackClient(configuration: clientConfiguration, httpClient: .shared, logger: logger)
+                let harness = RideHarness(
+                    client: client,
+                    api: APIClient(baseURL: running.endpoints.apiURL),
+                    secret: running.endpoints.webhookSecret
+                )
+                try await body(harness, running.emulator, tracking)
             }
         }
     }

@@ -1,11 +1,10 @@
-import AsyncHTTPClient
+import BackendServer
 import EmbeddedPostgres
 import Foundation
 import Functions
-import Hummingbird
 import HyperTrackAPI
+import LocalStack
 import Logging
-import NIOCore
 import NIOHTTP1
 import PostgresNIO
 import TriggerRuntime
@@ -22,47 +21,11 @@ struct RideHarness: Sendable {
         configuration: Backend.Configuration = Backend.Configuration(webhook: .init(secret: "whsec-test")),
         _ body: @escaping @Sendable (RideHarness) async throws -> T
     ) async throws -> T {
-        let logger = BackendHarness.logger
-        return try await TestDatabase.shared.withDatabase(logger: logger) { client, _ in
-            let backend = Backend(configuration: configuration)
-            let registry = backend.registry(tracking: tracking)
-            try await TriggerRuntime.prepare(
-                client: client,
-                registry: registry,
-                migrations: backend.migrations,
-                logger: logger
-            )
-            var runtimeConfiguration = TriggerRuntime.Configuration()
-            runtimeConfiguration.pollInterval = .milliseconds(200)
-            let runtime = TriggerRuntime(
-                client: client,
-                registry: registry,
-                configuration: runtimeConfiguration,
-                logger: logger
-            )
-            let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-            let app = Application(
-                router: backend.makeRouter(
-                    client: client,
-                    logger: logger,
-                    requiredMigrations: TriggerRuntime.migrations + backend.migrations
-                ),
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                onServerRunning: { channel in
-                    portContinuation.yield(channel.localAddress?.port ?? 0)
-                    portContinuation.finish()
-                },
-                logger: logger
-            )
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await runtime.run() }
-                group.addTask { try await app.runService(gracefulShutdownSignals: []) }
-                defer { group.cancelAll() }
-                var iterator = ports.makeAsyncIterator()
-                guard let port = await iterator.next(), port > 0 else {
-                    throw BackendHarness.HarnessError.serverDidNotStart
-                }
-                return try await body(
+        try await TestDatabase.shared.withDatabase(logger: BackendHarness.logger) { client, _ in
+            let composition = BackendHarness.composition(.all, backend: configuration, client: client)
+            try await composition.prepare(registry: composition.registry(tracking: tracking))
+            return try await composition.withRunning(tracking: tracking) { port in
+                try await body(
                     RideHarness(
                         client: client,
                         api: APIClient(baseURL: "http://127.0.0.1:\(port)"),

@@ -2,6 +2,7 @@ import Foundation
 import Functions
 import FunctionsTesting
 import HyperTrackAPI
+import LocalStack
 import NIOHTTP1
 import PostgresNIO
 import Testing

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BackendServer
 import EmbeddedPostgres
 import Foundation
 import Functions
@@ -19,19 +20,7 @@ struct FunctionsShellTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("local-emulator/examples")
 
-    static let registry = Backend().registry(tracking: FakeTracking())
-
-    struct FakeTracking: TripTracking {
-        struct Unused: Error {}
-        func createTrip(_ request: CreateTripRequest) async throws -> Trip { throw Unused() }
-        func trip(id: String) async throws -> Trip { throw Unused() }
-        func completeTrip(id: String) async throws { throw Unused() }
-        func activeTrips(deviceID: String) async throws -> [Trip] { throw Unused() }
-        func updateDevice(id: String, name: String?, metadata: [String: JSONValue]?) async throws { throw Unused() }
-        func nearbyDevices(_ request: NearbyRequest, deadline: ContinuousClock.Instant) async throws -> [NearbyDevice] {
-            throw Unused()
-        }
-    }
+    static let registry = Backend().registry(tracking: UnconfiguredTracking())
 
     @Test("every example payload parses for its function, and every function has an example")
     func examplesParse() throws {

@@ -1,9 +1,11 @@
 import HyperTrackAPI
 
 extension JSONValue {
-    subscript(key: String) -> JSONValue { self.objectValue?[key] ?? .null }
+    /// The member `key` of an object; `.null` when absent or when this is not an object.
+    public subscript(key: String) -> JSONValue { self.objectValue?[key] ?? .null }
 
-    var items: [JSONValue] {
+    /// The elements of an array; empty when this is not an array.
+    public var items: [JSONValue] {
         if case .array(let items) = self { return items }
         return []
     }

@@ -1,11 +1,12 @@
 import AsyncHTTPClient
+import BackendServer
 import Foundation
 import Functions
-import Hummingbird
 import HyperTrackAPI
 import HyperTrackEmulator
 import Logging
 import PostgresNIO
+import Prometheus
 import ServiceLifecycle
 import TriggerRuntime
 
@@ -20,13 +21,14 @@ import TriggerRuntime
 /// try await ServiceGroup(services: [client, stack], gracefulShutdownSignals: [.sigint], logger: logger).run()
 /// ```
 ///
-/// Start order: the API (so its port is known), then the emulator (webhooks to that port), then migrations and the
-/// worker. Graceful shutdown reaches all three at once; the emulator saves its state to
+/// Start order: migrations and capture triggers (before anything can write), the API (so its port is known), then
+/// the emulator (webhooks to that port), then the worker. Graceful shutdown reaches all three at once; the emulator saves its state to
 /// ``Configuration/emulatorStateDirectory`` on the way out.
 public struct LocalStack: Service {
     let client: PostgresClient
     let configuration: Configuration
     let databaseURL: String?
+    let metrics: PrometheusCollectorRegistry
     let logger: Logger
     let onReady: @Sendable (Running) async throws -> Void
 
@@ -35,42 +37,51 @@ public struct LocalStack: Service {
     ///   - client: The database client; run it in the same service group, before the stack.
     ///   - configuration: Ports, clock, credentials, state directory.
     ///   - databaseURL: The database's URL, reported in ``Endpoints`` (for `functions call`).
+    ///   - metrics: The registry the API's `/metrics` renders (the executable bootstraps swift-metrics with it).
     ///   - logger: The logger.
     ///   - onReady: Called once everything is up, with the endpoints and the emulator.
     public init(
         client: PostgresClient,
         configuration: Configuration,
         databaseURL: String? = nil,
+        metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         logger: Logger,
         onReady: @escaping @Sendable (Running) async throws -> Void = { _ in }
     ) {
         self.client = client
         self.configuration = configuration
         self.databaseURL = databaseURL
+        self.metrics = metrics
         self.logger = logger
         self.onReady = onReady
+    }
+
+    /// The backend's composition with the stack's settings (both roles; migrations run before the worker starts).
+    var composition: BackendComposition {
+        var composition = BackendComposition.Configuration()
+        composition.role = .all
+        composition.backend = self.configuration.backend
+        composition.backend.webhook = .init(secret: self.configuration.webhookSecret, acceptUnsigned: false)
+        composition.runtime = self.configuration.runtime
+        composition.httpHost = self.configuration.apiHost
+        composition.httpPort = self.configuration.apiPort
+        return BackendComposition(configuration: composition, client: self.client, logger: self.logger)
     }
 
     public func run() async throws {
         let settings = self.configuration
         let logger = self.logger
-        var backendConfiguration = settings.backend
-        backendConfiguration.webhook = .init(secret: settings.webhookSecret, acceptUnsigned: false)
-        let backend = Backend(configuration: backendConfiguration)
+        let composition = self.composition
+        if settings.prepare {
+            // Before the API serves: a write accepted between the migrations and the capture triggers would never
+            // reach the functions (the triggers do not depend on HyperTrack).
+            try await composition.prepare(registry: composition.registry(tracking: UnconfiguredTracking()))
+        }
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        let application = Application(
-            router: backend.makeRouter(
-                client: self.client,
-                logger: logger,
-                requiredMigrations: TriggerRuntime.migrations + backend.migrations
-            ),
-            configuration: .init(address: .hostname(settings.apiHost, port: settings.apiPort)),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: logger
-        )
+        let application = composition.application(metrics: self.metrics) { port in
+            portContinuation.yield(port)
+            portContinuation.finish()
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 defer { portContinuation.finish() }
@@ -91,17 +102,8 @@ public struct LocalStack: Service {
             )
             clientConfiguration.nearbyPollInterval = settings.nearbyPollInterval
             let tracking = try HyperTrackClient(configuration: clientConfiguration, httpClient: .shared, logger: logger)
-            let registry = backend.registry(tracking: tracking)
-            if settings.prepare {
-                try await TriggerRuntime.prepare(
-                    client: self.client, registry: registry, migrations: backend.migrations,
-                    channel: settings.runtime.channel, logger: logger
-                )
-            }
-            let runtime = TriggerRuntime(
-                client: self.client, registry: registry, configuration: settings.runtime, logger: logger
-            )
-            group.addTask { try await runtime.run() }
+            let worker = composition.worker(registry: composition.registry(tracking: tracking))
+            group.addTask { try await worker.run() }
             let endpoints = Endpoints(
                 apiURL: apiURL,
                 webhookURL: "\(apiURL)/v1/hypertrack/webhooks",

@@ -20,10 +20,11 @@ public struct StackAPI: Sendable {
         self.httpClient = httpClient
     }
 
-    /// A reply: status and JSON body (`.null` when empty).
+    /// A reply: status, JSON body (`.null` when empty) and headers.
     public struct Reply: Sendable {
         public var status: Int
         public var json: JSONValue
+        public var headers: [(String, String)]
     }
 
     /// Sends a request; `json` is the body, `token` the bearer token.
@@ -47,7 +48,9 @@ public struct StackAPI: Sendable {
         let response = try await self.httpClient.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 8 << 20)
         let json = body.readableBytes == 0 ? JSONValue.null : try JSONDecoder().decode(JSONValue.self, from: body)
-        return Reply(status: Int(response.status.code), json: json)
+        return Reply(
+            status: Int(response.status.code), json: json, headers: response.headers.map { ($0.name, $0.value) }
+        )
     }
 
     /// Sends a request and insists on `expected`; throws with the reply otherwise.

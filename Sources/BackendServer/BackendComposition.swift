@@ -1,0 +1,106 @@
+import Functions
+import HyperTrackAPI
+import Logging
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+import TriggerRuntime
+
+/// The backend as the services of one process: the HTTP application of a ``ServerRole`` (`/v1` from Functions,
+/// `/healthz`, `/readyz`, `/metrics`) and the trigger worker running the backend's functions, on one database
+/// client. `ridesharing serve`, `ridesharing local` (through `LocalStack`), the demo, the functions shell and the
+/// tests all build their processes here.
+///
+/// ```swift
+/// let client = PostgresClient(configuration: database, backgroundLogger: logger)
+/// let composition = BackendComposition(configuration: configuration, client: client, logger: logger)
+/// let services = composition.services(tracking: hyperTrack, metrics: registry)
+/// let group = ServiceGroup(services: [client] + services, gracefulShutdownSignals: [.sigterm], logger: logger)
+/// try await group.run()
+/// ```
+///
+/// The order of ``services(tracking:metrics:onListening:)`` is the start order (HTTP first, worker last); a
+/// `ServiceGroup` shuts down in reverse, so the worker drains before the HTTP server and the client stop.
+public struct BackendComposition: Sendable {
+    /// What the process runs and how.
+    public struct Configuration: Sendable {
+        /// The process's role. Default ``ServerRole/all``.
+        public var role: ServerRole = .all
+        /// The functions' and API's settings.
+        public var backend = Backend.Configuration()
+        /// The worker's settings.
+        public var runtime = TriggerRuntime.Configuration()
+        /// Where the HTTP server listens. Default `127.0.0.1`.
+        public var httpHost = "127.0.0.1"
+        /// The HTTP port; 0 picks a free one (reported to `onListening` and logged as `http.port`). Default 8080.
+        public var httpPort = 8080
+
+        /// The defaults: both roles on 127.0.0.1:8080, default worker settings.
+        public init() {}
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    /// The database client; run it in the same `ServiceGroup`, before the composition's services.
+    public let client: PostgresClient
+    let logger: Logger
+
+    /// Creates the composition.
+    /// - Parameters:
+    ///   - configuration: Role, backend, worker and HTTP settings.
+    ///   - client: The database client (run by the caller).
+    ///   - logger: The process's logger.
+    public init(configuration: Configuration, client: PostgresClient, logger: Logger) {
+        self.configuration = configuration
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The backend (schema, functions, API).
+    public var backend: Backend { Backend(configuration: self.configuration.backend) }
+
+    /// Every migration this build needs, the runtime's first: what `migrate` applies and `/readyz` requires.
+    public var requiredMigrations: [Migration] { TriggerRuntime.migrations + self.backend.migrations }
+
+    /// The backend's functions on `tracking`.
+    /// - Parameter tracking: HyperTrack (the client, the emulator's client, a fake, or ``UnconfiguredTracking``).
+    public func registry(tracking: some TripTracking) -> FunctionRegistry {
+        self.backend.registry(tracking: tracking)
+    }
+
+    /// Applies the pending migrations and installs the capture triggers of `registry` on the worker's channel.
+    /// Call it (with a running client) before ``services(tracking:metrics:onListening:)`` run, never beside them:
+    /// a write the API accepts after the migrations but before the triggers would never reach the functions.
+    /// - Parameter registry: The functions whose triggers to install (the triggers do not depend on `tracking`).
+    public func prepare(registry: FunctionRegistry) async throws {
+        try await TriggerRuntime.prepare(
+            client: self.client, registry: registry, migrations: self.backend.migrations,
+            channel: self.configuration.runtime.channel, logger: self.logger
+        )
+    }
+
+    /// The trigger worker running `registry`.
+    /// - Parameter registry: The functions to run.
+    public func worker(registry: FunctionRegistry) -> any Service {
+        TriggerRuntime(
+            client: self.client, registry: registry, configuration: self.configuration.runtime, logger: self.logger
+        )
+    }
+
+    /// The services of the role, in start order: the HTTP application, then the worker (roles with a worker).
+    /// - Parameters:
+    ///   - tracking: HyperTrack, for the functions.
+    ///   - metrics: The registry `/metrics` renders.
+    ///   - onListening: Called with the HTTP port once the server listens.
+    public func services(
+        tracking: some TripTracking,
+        metrics: PrometheusCollectorRegistry,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> [any Service] {
+        var services = [self.application(metrics: metrics, onListening: onListening)]
+        if self.configuration.role.runsWorker {
+            services.append(self.worker(registry: self.registry(tracking: tracking)))
+        }
+        return services
+    }
+}

@@ -1,0 +1,63 @@
+import EmbeddedPostgres
+import Foundation
+import NIOHTTP1
+import PostgresNIO
+import Testing
+
+/// `ridesharing local` (the real binary) runs the same composition as `serve`: the API with `/metrics`, fed by the
+/// worker's and the API's metrics.
+@Suite("Deploy: ridesharing local serves /metrics", .timeLimit(.minutes(3)))
+struct LocalCommandTests {
+    @Test("local answers /healthz, /readyz and /metrics; /metrics counts the worker's handled events and the API's requests")
+    func localServesMetrics() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("local-metrics-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        try await TestDatabase.shared.withDatabase(logger: Stack.logger) { _, configuration in
+            let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
+            let local = try ChildProcess(
+                "ridesharing",
+                ["local", "--database-url", url, "--port", "0", "--emulator-port", "0", "--data", data],
+                environment: ["LOG_FORMAT": "json", "LOG_LEVEL": "info", "WORKER_POLL_INTERVAL_MS": "200"],
+                name: "ridesharing local"
+            )
+            defer { local.kill() }
+            do {
+                try await Self.check(local)
+            } catch {
+                Issue.record("\(error); the output of local:\n\(local.output.suffix(30).joined(separator: "\n"))")
+            }
+        }
+    }
+
+    static func check(_ local: ChildProcess) async throws {
+        let port = try await local.httpPort()
+        let base = "http://127.0.0.1:\(port)"
+        #expect(try await HTTP.send(.GET, "\(base)/healthz").status == 200)
+        // Ready means migrated: `local` applies the migrations before its worker starts.
+        try await Self.eventually("/readyz is 200") { try await HTTP.send(.GET, "\(base)/readyz").status == 200 }
+        _ = try await RollingRestartTests.registerDriver(base, 1)
+
+        // The worker names the driver's device on the emulator (registerDriverDevice) and counts it; the count
+        // reaches /metrics through the registry the executable bootstrapped.
+        try await Self.eventually("registerDriverDevice counted as handled in /metrics") {
+            let metrics = try await HTTP.send(.GET, "\(base)/metrics").body
+            return RollingRestartTests.sum(metrics, "trigger_invocations", containing: #"outcome="handled""#) >= 1
+        }
+        let metrics = try await HTTP.send(.GET, "\(base)/metrics")
+        #expect(metrics.status == 200)
+        #expect(RollingRestartTests.sum(metrics.body, "hb_requests", containing: "/v1/drivers") >= 1)
+        #expect(metrics.body.contains(#"function="registerDriverDevice""#))
+
+        local.signal(SIGTERM)
+        #expect(await local.exitStatus() == 0, "local exits cleanly on SIGTERM: \(local.output.suffix(10))")
+    }
+
+    /// Polls `condition` (across processes there is no event to await) with a generous deadline.
+    static func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { throw ChildProcess.Failure(description: "timed out: \(what)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HyperTrackAPI
+import NIOHTTP1
+import Testing
+
+/// What the ride-flow proof checks after the load, from the database and the emulator's own state.
+enum RideAudit {
+    /// Records the id and function of every delivery the capture trigger inserts, independently of the runtime (a
+    /// trigger of the test's own on `trigger_runtime.deliveries`), so the outcome can be compared with `done`.
+    static func install(_ stack: Stack) async throws {
+        for statement in [
+            "CREATE TABLE deploy_test_captured (id bigint PRIMARY KEY, function_name text NOT NULL)",
+            """
+            CREATE FUNCTION deploy_test_capture() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO deploy_test_captured (id, function_name) VALUES (NEW.id, NEW.function_name);
+                RETURN NULL;
+            END $$
+            """,
+            """
+            CREATE TRIGGER deploy_test_capture AFTER INSERT ON trigger_runtime.deliveries
+            FOR EACH ROW EXECUTE FUNCTION deploy_test_capture()
+            """,
+        ] {
+            try await stack.execute(statement)
+        }
+    }
+
+    /// Waits (a condition on another process's work, with a deadline) until the outbox is empty: nothing left,
+    /// nothing dead.
+    static func drained(_ stack: Stack) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await stack.rows("SELECT count(*)::int FROM trigger_runtime.deliveries", as: Int.self) != [0] {
+            guard ContinuousClock.now < deadline else {
+                let left = try await stack.rows(
+                    "SELECT function_name || ' ' || status || ' ' || attempt || ' ' || coalesce(last_error, '') "
+                        + "FROM trigger_runtime.deliveries", as: String.self
+                )
+                throw ChildProcess.Failure(description: "deliveries left after 60 s: \(left)")
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// Every captured delivery (one per event and function) is in `done` exactly once, on its first attempt.
+    static func exactlyOnce(_ stack: Stack) async throws {
+        let captured = try await stack.rows("SELECT count(*)::int FROM deploy_test_captured", as: Int.self)
+        let done = try await stack.rows("SELECT count(*)::int FROM trigger_runtime.done", as: Int.self)
+        #expect(captured == done, "captured \(captured), done \(done)")
+        let unhandled = try await stack.rows(
+            "SELECT c.function_name || ' ' || c.id FROM deploy_test_captured c "
+                + "LEFT JOIN trigger_runtime.done d ON d.id = c.id WHERE d.id IS NULL", as: String.self
+        )
+        #expect(unhandled.isEmpty, "captured but never done: \(unhandled)")
+        let unknown = try await stack.rows(
+            "SELECT d.function_name || ' ' || d.id FROM trigger_runtime.done d "
+                + "LEFT JOIN deploy_test_captured c ON c.id = d.id WHERE c.id IS NULL", as: String.self
+        )
+        #expect(unknown.isEmpty, "done but never captured: \(unknown)")
+        let repeated = try await stack.rows(
+            "SELECT function_name || ' ' || id || ' attempt ' || attempt FROM trigger_runtime.done WHERE attempt <> 1",
+            as: String.self
+        )
+        #expect(repeated.isEmpty, "handled more than once: \(repeated)")
+        // Every function of the ride flow had work.
+        let functions = Set(try await stack.rows("SELECT DISTINCT function_name FROM trigger_runtime.done", as: String.self))
+        #expect(
+            functions == ["registerDriverDevice", "dispatchOrder", "updateOrderStatus", "onTripWebhook", "completeTrip"],
+            "\(functions)"
+        )
+    }
+
+    /// The emulator holds exactly one trip per leg of each order, both completed, each naming its order and leg.
+    static func oneTripPerLeg(_ stack: Stack, rides: [RideFlowRestartTests.Ride]) async throws {
+        for ride in rides {
+            let reply = try await HTTP.send(
+                .GET, "\(stack.emulatorBaseURL)/trips?status=all&device_id=\(ride.device)",
+                headers: [("authorization", RollingRestartTests.basic(stack))]
+            )
+            #expect(reply.status == 200)
+            let trips = reply.object()["data"] as? [[String: Any]] ?? []
+            let legs = trips.compactMap { ($0["metadata"] as? [String: Any])?["leg"] as? String }.sorted()
+            #expect(legs == ["dropoff", "pickup"], "ride \(ride.index): trips \(trips.count), legs \(legs)")
+            for trip in trips {
+                let order = (trip["metadata"] as? [String: Any])?["order_id"] as? String
+                #expect(order?.lowercased() == ride.order.lowercased(), "ride \(ride.index): \(trip)")
+                #expect(trip["status"] as? String == "completed", "ride \(ride.index): \(trip["status"] ?? "?")")
+            }
+        }
+    }
+}
