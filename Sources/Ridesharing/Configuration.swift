@@ -88,7 +88,18 @@ struct Configuration: Sendable {
 
         var runtime = TriggerRuntime.Configuration()
         runtime.concurrency = try integer(worker?.concurrency, "WORKER_CONCURRENCY", default: 8, range: 1...1000)
-        runtime.batchSize = try integer(worker?.batchSize, "WORKER_BATCH_SIZE", default: 32, range: 1...10_000)
+        runtime.batchSize = try integer(worker?.batchSize, "WORKER_BATCH_SIZE", default: 64, range: 1...10_000)
+        runtime.transactionBatchSize = try integer(
+            worker?.transactionBatchSize, "WORKER_TRANSACTION_BATCH_SIZE", default: 32, range: 1...60
+        )
+        if let synchronous = worker?.synchronousCompletion {
+            runtime.synchronousCompletion = synchronous
+        } else if let text = value("WORKER_SYNCHRONOUS_COMPLETION") {
+            guard let synchronous = Bool(text.lowercased()) else {
+                throw Invalid(description: "WORKER_SYNCHRONOUS_COMPLETION must be true or false, got \"\(text)\"")
+            }
+            runtime.synchronousCompletion = synchronous
+        }
         runtime.pollInterval = .milliseconds(
             try integer(worker?.pollIntervalMs, "WORKER_POLL_INTERVAL_MS", default: 1000, range: 10...3_600_000)
         )
@@ -100,6 +111,9 @@ struct Configuration: Sendable {
         )
         runtime.retention = .seconds(
             try integer(worker?.retentionHours, "WORKER_RETENTION_HOURS", default: 168, range: 0...87_600) * 3600
+        )
+        runtime.deadRetention = .seconds(
+            try integer(worker?.deadRetentionHours, "WORKER_DEAD_RETENTION_HOURS", default: 720, range: 0...87_600) * 3600
         )
         if let listen = worker?.listen {
             runtime.listen = listen

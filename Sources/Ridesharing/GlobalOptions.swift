@@ -20,8 +20,14 @@ struct WorkerOptions: ParsableArguments {
     @Option(help: "Handlers run at once (env: WORKER_CONCURRENCY; default 8).")
     var concurrency: Int?
 
-    @Option(help: "Deliveries claimed per query (env: WORKER_BATCH_SIZE; default 32).")
+    @Option(help: "Deliveries claimed per query (env: WORKER_BATCH_SIZE; default 64).")
     var batchSize: Int?
+
+    @Option(help: "Deliveries one handler slot runs in one transaction, 1 to 60 (env: WORKER_TRANSACTION_BATCH_SIZE; default 32).")
+    var transactionBatchSize: Int?
+
+    @Option(help: "Wait for the WAL flush when committing handled deliveries, true or false (env: WORKER_SYNCHRONOUS_COMPLETION; default true).")
+    var synchronousCompletion: Bool?
 
     @Option(help: "Safety-net poll interval in milliseconds (env: WORKER_POLL_INTERVAL_MS; default 1000).")
     var pollIntervalMs: Int?
@@ -34,6 +40,9 @@ struct WorkerOptions: ParsableArguments {
 
     @Option(help: "Hours done deliveries are kept (env: WORKER_RETENTION_HOURS; default 168).")
     var retentionHours: Int?
+
+    @Option(help: "Hours dead deliveries are kept for events list/retry (env: WORKER_DEAD_RETENTION_HOURS; default 720).")
+    var deadRetentionHours: Int?
 
     @Option(help: "Hold a LISTEN connection, true or false (env: WORKER_LISTEN; default true).")
     var listen: Bool?

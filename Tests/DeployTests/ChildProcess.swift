@@ -1,3 +1,4 @@
+import EmbeddedPostgres
 import Foundation
 
 /// A built executable of this package (`ridesharing`, `hypertrack-emulator`) run as a child process; its standard
@@ -18,6 +19,7 @@ final class ChildProcess: @unchecked Sendable {
     private var pending = Data()
     private var waiters: [(predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
     private var ended = false
+    private let exit: ProcessExit
 
     /// Starts `executable` with `arguments`, the environment `environment` added to this process's.
     init(_ executable: String, _ arguments: [String], environment: [String: String], name: String) throws {
@@ -28,6 +30,7 @@ final class ChildProcess: @unchecked Sendable {
         let errors = Pipe()
         self.process.standardError = errors
         self.process.standardOutput = FileHandle.nullDevice
+        self.exit = ProcessExit(observing: self.process)
         try self.process.run()
         // A blocking read loop on a thread of its own: it sees the end of the output reliably (a readabilityHandler
         // is not always called at EOF, and a test waiting for the end then hung).
@@ -120,15 +123,10 @@ final class ChildProcess: @unchecked Sendable {
         if self.process.isRunning { Foundation.kill(self.process.processIdentifier, SIGKILL) }
     }
 
-    /// Waits for the process to exit; returns its status.
-    func exitStatus() async -> Int32 {
-        let process = self.process
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
-        }
+    /// Waits for the process to exit (through `terminationHandler`: `waitUntilExit` was seen to never return for
+    /// a child that had exited while other tests spawned processes); throws after `timeout`.
+    func exitStatus(timeout: Duration = .seconds(120)) async throws -> Int32 {
+        try await self.exit.status(timeout: timeout, self.name)
     }
 
     /// Where the package's products are.

@@ -7,7 +7,7 @@ struct CommandLineTests {
     /// Runs the binary to completion; returns (status, standard error).
     static func run(_ arguments: [String], environment: [String: String]) async throws -> (Int32, String) {
         let process = try ChildProcess("ridesharing", arguments, environment: environment, name: "ridesharing")
-        let status = await process.exitStatus()
+        let status = try await process.exitStatus()
         _ = try? await process.line(where: { _ in false }, "end of output")
         return (status, process.output.joined(separator: "\n"))
     }

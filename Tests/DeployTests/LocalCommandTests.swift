@@ -49,7 +49,7 @@ struct LocalCommandTests {
         #expect(metrics.body.contains(#"function="registerDriverDevice""#))
 
         local.signal(SIGTERM)
-        #expect(await local.exitStatus() == 0, "local exits cleanly on SIGTERM: \(local.output.suffix(10))")
+        #expect(try await local.exitStatus() == 0, "local exits cleanly on SIGTERM: \(local.output.suffix(10))")
     }
 
     /// Polls `condition` (across processes there is no event to await) with a generous deadline.

@@ -25,10 +25,16 @@ struct ManifestTests {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
+        // Both pipes at once: a tool that fills one while we wait on the other would block forever.
+        nonisolated(unsafe) var errors = Data()
+        let reading = DispatchGroup()
+        DispatchQueue.global().async(group: reading) { errors = err.fileHandleForReading.readDataToEndOfFile() }
         let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        reading.wait()
+        exited.wait()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
     }
 

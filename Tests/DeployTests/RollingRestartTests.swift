@@ -194,7 +194,7 @@ final class Workers: @unchecked Sendable {
             let index = count
             let old = self[index]
             old.signal(SIGTERM)
-            let status = await old.exitStatus()
+            let status = try await old.exitStatus()
             #expect(status == 0, "worker-\(index + 1) exits cleanly on SIGTERM: \(old.output.suffix(10))")
             let (fresh, port) = try await stack.serve(
                 ["--worker-only"], name: "worker-\(index + 1)b", environment: ["WORKER_ID": "worker-\(index + 1)b"]

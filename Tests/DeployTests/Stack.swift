@@ -110,7 +110,7 @@ struct Stack: Sendable {
         let process = try ChildProcess(
             "ridesharing", arguments, environment: environment, name: "ridesharing \(arguments.joined(separator: " "))"
         )
-        let status = await process.exitStatus()
+        let status = try await process.exitStatus()
         guard status == 0 else {
             throw ChildProcess.Failure(
                 description: "\(process.name) exited \(status):\n\(process.output.suffix(30).joined(separator: "\n"))"

@@ -1,3 +1,4 @@
+import EmbeddedPostgres
 import Foundation
 
 /// The `TriggerRuntimeTestWorker` executable, started as a child process; its `started/finished ID` lines are

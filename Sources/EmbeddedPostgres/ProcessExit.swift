@@ -1,12 +1,13 @@
 import Foundation
 import Synchronization
 
-/// A child process's exit, delivered by `Process.terminationHandler` (installed before `run()`, so a fast exit is
+/// A child process's exit (for tests and tools that spawn this package's binaries), delivered by `Process.terminationHandler` (installed before `run()`, so a fast exit is
 /// not missed). `Process.waitUntilExit()` spins a run loop on the calling thread and was seen to never return
 /// for a child that had exited while other tests spawned processes.
-final class ProcessExit: Sendable {
-    struct TimedOut: Error, CustomStringConvertible {
-        var description: String
+public final class ProcessExit: Sendable {
+    /// The process did not exit in time.
+    public struct TimedOut: Error, CustomStringConvertible {
+        public var description: String
     }
     private struct State {
         var status: Int32?
@@ -15,7 +16,7 @@ final class ProcessExit: Sendable {
     private let state = Mutex(State())
 
     /// Installs the handler on `process`; call before `process.run()`.
-    init(observing process: Process) {
+    public init(observing process: Process) {
         process.terminationHandler = { [self] process in
             let status = process.terminationStatus
             let waiters = self.state.withLock { state in
@@ -28,7 +29,7 @@ final class ProcessExit: Sendable {
     }
 
     /// The exit status (the signal number for a killed process); throws after `timeout`.
-    func status(timeout: Duration = .seconds(120), _ what: String) async throws -> Int32 {
+    public func status(timeout: Duration = .seconds(120), _ what: String) async throws -> Int32 {
         try await withThrowingTaskGroup(of: Int32.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
