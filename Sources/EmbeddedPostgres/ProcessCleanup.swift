@@ -29,7 +29,13 @@ enum ProcessCleanup {
     }
 
     private static func startWatchdog(for server: EmbeddedPostgres) {
-        guard let pgCtl = try? EmbeddedPostgres.locateBinaries() + "/pg_ctl" else { return }
+        let pgCtl: String
+        do {
+            pgCtl = try EmbeddedPostgres.locateBinaries() + "/pg_ctl"
+        } catch {
+            FileHandle.standardError.write(Data("embedded-postgres: no cleanup watchdog: \(error)\n".utf8))
+            return
+        }
         let directory = server.configuration.dataDirectory
         let stop = Shell.isRoot ? "runuser -u \(Shell.serverUser) -- \(pgCtl)" : pgCtl
         // Polls once a second for the parent's exit: this is cleanup after a crash, not a test waiting on an outcome.

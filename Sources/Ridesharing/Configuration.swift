@@ -44,6 +44,14 @@ struct Configuration: Sendable {
         func value(_ key: String) -> String? {
             environment[key].flatMap { $0.isEmpty ? nil : $0 }
         }
+        func boolean(_ flag: Bool?, _ key: String, default fallback: Bool) throws -> Bool {
+            if let flag { return flag }
+            guard let text = value(key) else { return fallback }
+            guard let parsed = Bool(text.lowercased()) else {
+                throw Invalid(description: "\(key) must be true or false, got \"\(text)\"")
+            }
+            return parsed
+        }
         func integer(_ flag: Int?, _ key: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
             let parsed: Int
             if let flag {
@@ -92,14 +100,9 @@ struct Configuration: Sendable {
         runtime.transactionBatchSize = try integer(
             worker?.transactionBatchSize, "WORKER_TRANSACTION_BATCH_SIZE", default: 32, range: 1...60
         )
-        if let synchronous = worker?.synchronousCompletion {
-            runtime.synchronousCompletion = synchronous
-        } else if let text = value("WORKER_SYNCHRONOUS_COMPLETION") {
-            guard let synchronous = Bool(text.lowercased()) else {
-                throw Invalid(description: "WORKER_SYNCHRONOUS_COMPLETION must be true or false, got \"\(text)\"")
-            }
-            runtime.synchronousCompletion = synchronous
-        }
+        runtime.synchronousCompletion = try boolean(
+            worker?.synchronousCompletion, "WORKER_SYNCHRONOUS_COMPLETION", default: runtime.synchronousCompletion
+        )
         runtime.pollInterval = .milliseconds(
             try integer(worker?.pollIntervalMs, "WORKER_POLL_INTERVAL_MS", default: 1000, range: 10...3_600_000)
         )
@@ -115,14 +118,7 @@ struct Configuration: Sendable {
         runtime.deadRetention = .seconds(
             try integer(worker?.deadRetentionHours, "WORKER_DEAD_RETENTION_HOURS", default: 720, range: 0...87_600) * 3600
         )
-        if let listen = worker?.listen {
-            runtime.listen = listen
-        } else if let text = value("WORKER_LISTEN") {
-            guard let listen = Bool(text.lowercased()) else {
-                throw Invalid(description: "WORKER_LISTEN must be true or false, got \"\(text)\"")
-            }
-            runtime.listen = listen
-        }
+        runtime.listen = try boolean(worker?.listen, "WORKER_LISTEN", default: runtime.listen)
         runtime.channel = worker?.channel ?? value("WORKER_CHANNEL") ?? runtime.channel
         runtime.workerID = worker?.workerID ?? value("WORKER_ID") ?? runtime.workerID
         guard runtime.concurrency < self.maximumConnections else {

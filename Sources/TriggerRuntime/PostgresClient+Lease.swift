@@ -1,3 +1,4 @@
+import Logging
 import PostgresNIO
 
 extension PostgresClient {
@@ -25,6 +26,16 @@ extension PostgresClient {
                 }
                 throw error
             }
+        }
+    }
+
+    /// `withTransaction` on a connection leased through `withConnectionClosedOnFailure`.
+    package func withTransactionClosedOnFailure<Result: Sendable>(
+        logger: Logger,
+        _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await self.withConnectionClosedOnFailure { connection in
+            try await connection.withTransaction(logger: logger) { try await body($0) }
         }
     }
 

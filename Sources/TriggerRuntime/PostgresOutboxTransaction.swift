@@ -76,7 +76,7 @@ final class PostgresOutboxTransaction: OutboxTransaction {
             )
         }
         let rows = try await self.connection.execute(
-            PostgresStatements.MarkDone(id: delivery.id, leaseToken: delivery.leaseToken),
+            PostgresStatements.MarkDoneBatch(ids: [delivery.id], leaseTokens: [delivery.leaseToken]),
             logger: self.logger
         )
         var completed = false

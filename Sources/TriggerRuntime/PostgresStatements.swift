@@ -47,33 +47,6 @@ enum PostgresStatements {
         }
     }
 
-    /// Moves a delivery to the done log if this claim still holds it; returns its id if so.
-    struct MarkDone: PostgresPreparedStatement {
-        static let name = "trigger_runtime_mark_done_v1"
-        static let sql = """
-            WITH d AS (
-                DELETE FROM trigger_runtime.deliveries WHERE id = $1 AND lease_token = $2
-                RETURNING id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner
-            )
-            INSERT INTO trigger_runtime.done
-                (id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner)
-            SELECT * FROM d RETURNING id
-            """
-        typealias Row = Int64
-
-        var id: Int64
-        var leaseToken: UUID
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 2)
-            bindings.append(self.id)
-            bindings.append(self.leaseToken)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
-    }
-
     /// Moves the deliveries whose claims still hold them to the done log; returns their ids. The rows are found
     /// through the primary key (`id = ANY`), each checked against its own token.
     struct MarkDoneBatch: PostgresPreparedStatement {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TriggerRuntime
 
 /// One event of a webhook delivery, normalised for the inbox.
 struct InboxEvent: Sendable, Hashable {
@@ -22,7 +23,7 @@ extension APIStore {
     /// - Returns: How many events were new.
     func storeWebhook(messageID: String, events: [InboxEvent]) async throws -> Int {
         let logger = self.logger
-        return try await self.client.withTransaction(logger: logger) { connection in
+        return try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
             var inserted = 0
             for event in events {
                 let summary = try event.summary.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }

@@ -33,7 +33,7 @@ struct APIStore: Sendable {
         let hash = Tokens.hash(token)
         let logger = self.logger
         do {
-            let id = try await self.client.withTransaction(logger: logger) { connection -> UUID in
+            let id = try await self.client.withTransactionClosedOnFailure(logger: logger) { connection -> UUID in
                 let rows = try await connection.query(
                     """
                     INSERT INTO users (role, name, phone, device_id, car_model, car_plate)
