@@ -39,15 +39,21 @@ enum RuntimeBenchmarks {
             logger.info("runtime: latency at \(rate)/s")
             tally.reset()
             let total = Int(Double(rate) * latencyDuration.seconds)
+            var acknowledged: [Int64: Int64] = [:]
+            acknowledged.reserveCapacity(total)
             try await Self.withWorkers(1, database: database, registry: registry, configuration: worker) {
                 try await database.withConnection { connection in
                     try await Pacer.run(rate: rate, count: total) {
-                        try await Self.touch(connection, id: Int.random(in: 1...1000), logger: logger)
+                        let sent = try await Self.touch(connection, id: Int.random(in: 1...1000), logger: logger)
+                        acknowledged[sent] = monotonicNanoseconds()
                     }
                 }
                 try await tally.wait(for: total, timeout: .seconds(60))
             }
             report.runtimeLatency = LatencySummary(nanoseconds: tally.latencies())
+            report.runtimeLatencyFromAcknowledgement = LatencySummary(
+                nanoseconds: tally.latencies(fromAcknowledgements: acknowledged)
+            )
         }
 
         for workers in [1, 2] where parts.contains("drain") {
@@ -95,12 +101,17 @@ enum RuntimeBenchmarks {
         report.notes.append(
             "Runtime rows use concurrency \(worker.concurrency), claim batch \(worker.batchSize), up to "
                 + "\(worker.transactionBatchSize) deliveries per transaction (each in its own savepoint, marked done in "
-                + "that transaction), synchronous completion \(worker.synchronousCompletion ? "on" : "off"), LISTEN on, "
-                + "and a no-op handler that decodes the row."
+                + "that transaction), claims under a steady trickle at least \(Self.milliseconds(worker.claimInterval)) ms "
+                + "apart, lanes started \(Self.milliseconds(worker.laneStartDelay)) ms apart while deliveries wait, "
+                + "synchronous completion \(worker.synchronousCompletion ? "on" : "off"), LISTEN on, and a no-op handler "
+                + "that decodes the row."
         )
         report.notes.append(
-            "Latency is measured from just before the producer sends its UPDATE (autocommit) to the start of the "
-                + "handler, on one monotonic clock in one process; the NOTIFY floor is measured the same way."
+            "Latency is measured on one monotonic clock in one process, to the start of the handler, from two points: "
+                + "the producer's receipt of its commit acknowledgement (\"from the commit\"; a handler may start "
+                + "before the acknowledgement arrives, which counts as negative), and just before the producer sends its "
+                + "UPDATE (autocommit), which adds the UPDATE's own execution, its capture and its WAL flush. The NOTIFY "
+                + "floor is measured from just before the `pg_notify` is sent (a notification alone writes no WAL)."
         )
         report.notes.append(
             "Backlog: \(backlog) deliveries on 10,000 documents (10 per document, kept in commit order), captured while no "
@@ -128,12 +139,21 @@ enum RuntimeBenchmarks {
         }
     }
 
-    static func touch(_ connection: PostgresConnection, id: Int, logger: Logger) async throws {
+    /// Updates row `id` (one autocommit UPDATE, captured by the runtime's trigger); returns the send time it
+    /// carries. It returns once the commit is acknowledged.
+    @discardableResult
+    static func touch(_ connection: PostgresConnection, id: Int, logger: Logger) async throws -> Int64 {
         let sent = monotonicNanoseconds()
         try await connection.query(
             "UPDATE bench_rows SET v = v + 1, sent_ns = \(sent) WHERE id = \(id)",
             logger: logger
         )
+        return sent
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 
     static func clearQueue(_ database: BenchDatabase) async throws {
@@ -213,6 +233,8 @@ final class Tally: Sendable {
     private struct State {
         var count = 0
         var latencies: [Int64] = []
+        /// Handler start by the producer's send time (events that carry one).
+        var starts: [Int64: Int64] = [:]
         var waiter: (target: Int, continuation: CheckedContinuation<Void, Never>)?
     }
     private let state = Mutex(State())
@@ -227,7 +249,10 @@ final class Tally: Sendable {
         let now = monotonicNanoseconds()
         let resume = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.count += 1
-            if sentNanoseconds > 0 { state.latencies.append(now - sentNanoseconds) }
+            if sentNanoseconds > 0 {
+                state.latencies.append(now - sentNanoseconds)
+                state.starts[sentNanoseconds] = now
+            }
             if let waiter = state.waiter, state.count >= waiter.target {
                 state.waiter = nil
                 return waiter.continuation
@@ -238,6 +263,13 @@ final class Tally: Sendable {
     }
 
     func latencies() -> [Int64] { self.state.withLock { $0.latencies } }
+
+    /// Handler start minus the commit acknowledgement of each event in `acknowledged` (send time → ack time).
+    func latencies(fromAcknowledgements acknowledged: [Int64: Int64]) -> [Int64] {
+        self.state.withLock { state in
+            state.starts.compactMap { sent, start in acknowledged[sent].map { start - $0 } }
+        }
+    }
 
     /// Waits until `target` deliveries were handled; throws after `timeout`.
     func wait(for target: Int, timeout: Duration) async throws {

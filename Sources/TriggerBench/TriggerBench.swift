@@ -41,6 +41,9 @@ struct TriggerBench: AsyncParsableCommand {
     @Option(help: "Worker setting: deliveries per transaction, at most (default: the runtime's default).")
     var transactionBatchSize: Int?
 
+    @Option(help: "Worker setting: milliseconds between claims under a steady trickle (default: the runtime's default).")
+    var claimIntervalMs: Int?
+
     @Option(help: "Worker setting: 'on' or 'off' (default: the runtime's default).")
     var synchronousCompletion: String?
 
@@ -66,6 +69,7 @@ struct TriggerBench: AsyncParsableCommand {
         if let batchSize = self.batchSize { worker.batchSize = batchSize }
         if let size = self.transactionBatchSize { worker.transactionBatchSize = size }
         if let synchronous = self.synchronousCompletion { worker.synchronousCompletion = synchronous != "off" }
+        if let interval = self.claimIntervalMs { worker.claimInterval = .milliseconds(interval) }
         try worker.validate()
         if let url = self.workerDatabaseURL {
             // The worker-only child of the memory measurement.

@@ -25,6 +25,7 @@ enum WorkerProcess {
             "--concurrency", String(worker.concurrency), "--batch-size", String(worker.batchSize),
             "--transaction-batch-size", String(worker.transactionBatchSize),
             "--synchronous-completion", worker.synchronousCompletion ? "on" : "off",
+            "--claim-interval-ms", String(Int(RuntimeBenchmarks.milliseconds(worker.claimInterval))),
         ]
         let output = Pipe()
         process.standardOutput = output

@@ -1,11 +1,24 @@
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Wakes the run loop: rung by notifications, finished handlers, reconnects and shutdown. Rings are not counted:
-/// any number of rings while nobody waits wake the next wait once.
+/// any number of rings while nobody waits wake the next wait once. One waiter at a time (the dispatcher).
+///
+/// A wait is one continuation and one timer on a NIO event loop: a ring resumes the waiter directly. (A task group
+/// racing a sleeping child against the ring cost two tasks per wait and a hop more before the claim.)
 final class Doorbell: Sendable {
+    private struct Waiter {
+        var id: UInt64
+        var continuation: CheckedContinuation<Void, Never>
+        var timer: Scheduled<Void>?
+    }
     private struct State {
         var rung = false
-        var waiter: CheckedContinuation<Void, Never>?
+        var waiter: Waiter?
+        var lastID: UInt64 = 0
+        /// A wait cancelled before its continuation was installed.
+        var cancelledID: UInt64?
     }
     private let state = Mutex(State())
 
@@ -13,43 +26,78 @@ final class Doorbell: Sendable {
 
     /// Wakes the current or next waiter.
     func ring() {
-        let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
+        let waiter = self.state.withLock { state -> Waiter? in
+            guard let waiter = state.waiter else {
+                state.rung = true
+                return nil
             }
-            state.rung = true
-            return nil
+            state.waiter = nil
+            return waiter
         }
-        waiter?.resume()
+        Self.resume(waiter)
     }
 
     /// Returns when rung (now, if rung since the last wait), after `timeout`, or when cancelled.
     func wait(timeout: Duration) async {
         guard timeout > .zero else { return }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: timeout) }
-            group.addTask { await self.waitForRing() }
-            await group.next()
-            group.cancelAll()
+        let id = self.state.withLock { state -> UInt64 in
+            state.lastID &+= 1
+            return state.lastID
         }
-    }
-
-    private func waitForRing() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = self.state.withLock { state -> Bool in
-                    if state.rung {
+                    if state.rung || state.cancelledID == id {
                         state.rung = false
                         return true
                     }
-                    state.waiter = continuation
+                    state.waiter = Waiter(id: id, continuation: continuation)
                     return false
                 }
-                if now { continuation.resume() }
+                if now {
+                    continuation.resume()
+                    return
+                }
+                let timer = NIOSingletons.posixEventLoopGroup.any().scheduleTask(in: .init(timeout)) {
+                    self.end(id, cancelled: false)
+                }
+                let late = self.state.withLock { state -> Bool in
+                    guard state.waiter?.id == id else { return true }
+                    state.waiter?.timer = timer
+                    return false
+                }
+                if late { timer.cancel() }
             }
         } onCancel: {
-            self.ring()
+            self.end(id, cancelled: true)
         }
+    }
+
+    /// Ends wait `id` if it is still waiting (timed out or cancelled).
+    private func end(_ id: UInt64, cancelled: Bool) {
+        let waiter = self.state.withLock { state -> Waiter? in
+            guard let waiter = state.waiter, waiter.id == id else {
+                if cancelled { state.cancelledID = id }
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        Self.resume(waiter)
+    }
+
+    private static func resume(_ waiter: Waiter?) {
+        guard let waiter else { return }
+        waiter.timer?.cancel()
+        waiter.continuation.resume()
+    }
+}
+
+extension TimeAmount {
+    /// `duration`, saturated at the largest amount NIO can schedule.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        self = .nanoseconds(nanoseconds.overflow ? .max : nanoseconds.partialValue &+ attoseconds / 1_000_000_000)
     }
 }

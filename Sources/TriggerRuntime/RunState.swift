@@ -8,15 +8,22 @@ final class RunState: Sendable {
         var inFlight: [Int64: Delivery] = [:]
         /// Claimed deliveries no lane has taken yet, in claim order.
         var queue = Deque<Delivery>()
+        /// When each queued delivery was queued (same order as `queue`).
+        var queuedAt = Deque<ContinuousClock.Instant>()
+        /// When the last lane started.
+        var laneStarted = ContinuousClock.now
         /// Lanes (transaction loops) running.
         var lanes = 0
         var draining = false
         var abandoned = false
+        /// The last claim took as many as it asked for: more is probably due.
+        var backlogged = false
     }
     private let state = Mutex(State())
     /// Rung by notifications, finished handlers, a short queue, reconnects and shutdown.
     let doorbell = Doorbell()
-    /// When the queue is this short, a lane taking from it rings the doorbell so the dispatcher claims more.
+    /// When the queue is this short and the last claim was full, a lane taking from it rings the doorbell so the
+    /// dispatcher claims more. (After a claim that was not full, notifications say when more is due.)
     let lowWater: Int
 
     init(lowWater: Int = 1) {
@@ -32,16 +39,41 @@ final class RunState: Sendable {
     /// The grace period ran out: handlers still running are cancelled and their deliveries handed back.
     var isAbandoned: Bool { self.state.withLock { $0.abandoned } }
 
-    /// Queues claimed deliveries; returns how many lanes to start (up to `maximumLanes` running in all).
-    func enqueue(_ deliveries: [Delivery], maximumLanes: Int) -> Int {
+    /// Queues claimed deliveries (`full`: the claim took as many as it asked for). Lanes start in
+    /// `startLaneIfBehind`.
+    func enqueue(_ deliveries: [Delivery], full: Bool) {
+        let now = ContinuousClock.now
         self.state.withLock { state in
+            state.backlogged = full
             for delivery in deliveries {
                 state.inFlight[delivery.id] = delivery
                 state.queue.append(delivery)
+                state.queuedAt.append(now)
             }
-            let start = max(0, min(maximumLanes - state.lanes, state.queue.count))
-            state.lanes += start
-            return start
+        }
+    }
+
+    /// Whether to start another lane: yes if deliveries are queued and no lane runs, or if the oldest queued
+    /// delivery has waited `delay` and no lane started within `delay` (the running lanes are not keeping up), up to
+    /// `maximumLanes`. If not now, `due` is how long until it may be.
+    ///
+    /// Lanes start one at a time: one lane running deliveries back to back shares one transaction among all of
+    /// them, where eight lanes started at once would each commit one or two. Slow handlers still get their lanes
+    /// one `delay` after another.
+    func startLaneIfBehind(maximumLanes: Int, delay: Duration) -> (start: Bool, due: Duration?) {
+        let now = ContinuousClock.now
+        return self.state.withLock { state in
+            guard !state.draining, state.lanes < maximumLanes, let oldest = state.queuedAt.first else {
+                return (false, nil)
+            }
+            let waited = now - oldest
+            let sinceStart = now - state.laneStarted
+            if state.lanes == 0 || (waited >= delay && sinceStart >= delay) {
+                state.lanes += 1
+                state.laneStarted = now
+                return (true, nil)
+            }
+            return (false, max(delay - waited, delay - sinceStart))
         }
     }
 
@@ -49,7 +81,8 @@ final class RunState: Sendable {
     func next() -> Delivery? {
         let (delivery, short) = self.state.withLock { state -> (Delivery?, Bool) in
             guard !state.draining, let delivery = state.queue.popFirst() else { return (nil, false) }
-            return (delivery, state.queue.count < self.lowWater)
+            state.queuedAt.removeFirst()
+            return (delivery, state.backlogged && state.queue.count < self.lowWater)
         }
         if short { self.doorbell.ring() }
         return delivery
@@ -70,6 +103,7 @@ final class RunState: Sendable {
         self.state.withLock { state in
             let queued = Array(state.queue)
             state.queue.removeAll()
+            state.queuedAt.removeAll()
             return queued
         }
     }

@@ -22,6 +22,16 @@ extension TriggerRuntime {
         /// How long a handler slot may keep adding queued deliveries to its open transaction before it commits.
         /// Slow handlers therefore commit one by one; fast ones share commits. Default 20 ms.
         public var transactionWindow: Duration = .milliseconds(20)
+        /// Under a steady trickle of events (claims find deliveries, but fewer than `batchSize`, twice in a row),
+        /// claims are at least this far apart, so each takes what gathered meanwhile and one transaction handles
+        /// several deliveries. It adds up to this much latency under such load and none when idle (the first
+        /// notification after an empty claim is claimed at once) or behind a backlog (full claims follow each other
+        /// at once). Zero claims at every wake-up. Default 5 ms.
+        public var claimInterval: Duration = .milliseconds(5)
+        /// Lanes (handler slots) start one at a time: another starts when a claimed delivery has waited this long
+        /// for one (and none started within this time), up to `concurrency`. Fast handlers then share one lane and
+        /// its transactions; slow ones get a lane each within `concurrency` × this. Default 1 ms.
+        public var laneStartDelay: Duration = .milliseconds(1)
         /// Whether the commit of a delivery transaction (handler writes + done-marking) waits for its WAL flush.
         ///
         /// `true` (the default): a completed delivery is durable like any other commit. `false` sets
@@ -85,6 +95,8 @@ extension TriggerRuntime {
                 "transactionBatchSize must be 1 to 60, got \(self.transactionBatchSize)"
             )
             try require(self.transactionWindow >= .zero, "transactionWindow must not be negative")
+            try require(self.claimInterval >= .zero, "claimInterval must not be negative")
+            try require(self.laneStartDelay >= .zero, "laneStartDelay must not be negative")
             try require(self.pollInterval > .zero, "pollInterval must be positive")
             try require(self.leaseDuration > .zero, "leaseDuration must be positive")
             try require(

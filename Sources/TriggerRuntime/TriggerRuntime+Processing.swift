@@ -187,11 +187,7 @@ extension TriggerRuntime {
     ) async throws {
         let timedOut = Atomic<Bool>(false)
         let task = Task { try await body() }
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let timer = NIOSingletons.posixEventLoopGroup.any().scheduleTask(
-            in: .nanoseconds(nanoseconds.overflow ? .max : nanoseconds.partialValue &+ attoseconds / 1_000_000_000)
-        ) {
+        let timer = NIOSingletons.posixEventLoopGroup.any().scheduleTask(in: .init(timeout)) {
             timedOut.store(true, ordering: .relaxed)
             task.cancel()
         }

@@ -116,40 +116,60 @@ public struct TriggerRuntime: Service {
     /// Claims deliveries into the local queue and starts lanes to run them, until draining; then hands back what
     /// is still queued and waits for the running ones (up to the grace period).
     ///
-    /// The queue is refilled as soon as it runs short (lanes ring when they take from it, and when they finish),
-    /// so lanes never wait for a claim while work is due; it holds at most `claimAhead` deliveries, so a busy
-    /// worker does not hoard work another worker could run.
+    /// The queue is refilled as soon as it runs short while claims come back full (lanes ring when they take from
+    /// it, and when they finish), so lanes never wait for a claim while a backlog is due; it holds at most
+    /// `claimAhead` deliveries, so a busy worker does not hoard work another worker could run. Under a steady
+    /// trickle, claims are paced (`claimInterval`), and lanes start one at a time (`laneStartDelay`).
     private func dispatch(functions: [FunctionName], state: RunState) async {
         let configuration = self.configuration
         let target = configuration.claimAhead
         await withDiscardingTaskGroup { group in
+            var pacing = ClaimPacing(interval: configuration.claimInterval)
             while !state.isDraining && !Task.isCancelled {
                 var wait = configuration.pollInterval
+                var claimAgain = false
                 let room = target - state.queuedCount
                 if !functions.isEmpty && room >= state.lowWater {
-                    do {
-                        let limit = min(configuration.batchSize, room)
-                        let claimed = try await self.store.claim(
-                            limit: limit,
-                            functions: functions,
-                            owner: configuration.workerID,
-                            lease: configuration.leaseDuration
-                        )
-                        let lanes = state.enqueue(claimed, maximumLanes: configuration.concurrency)
-                        for _ in 0..<lanes {
-                            group.addTask { await self.runLane(state: state) }
+                    let now = ContinuousClock.now
+                    if let due = pacing.nextClaim, due > now {
+                        wait = min(wait, due - now)
+                    } else {
+                        do {
+                            let limit = min(configuration.batchSize, room)
+                            let claimed = try await self.store.claim(
+                                limit: limit,
+                                functions: functions,
+                                owner: configuration.workerID,
+                                lease: configuration.leaseDuration
+                            )
+                            pacing.claimed(claimed.count, of: limit, at: now)
+                            state.enqueue(claimed, full: claimed.count == limit)
+                            if claimed.count == limit {
+                                claimAgain = true
+                            } else if claimed.isEmpty && state.inFlightCount == 0,
+                                // Running handlers ring when they finish; look ahead only when idle.
+                                let due = try await self.store.secondsUntilNextDue(functions: functions)
+                            {
+                                wait = min(wait, .nanoseconds(Int64(max(due, 0) * 1e9)))
+                            }
+                        } catch {
+                            self.logger.error("claim failed", metadata: ["error": "\(String(reflecting: error))"])
                         }
-                        if claimed.count == limit { continue }
-                        // Running handlers ring when they finish; look ahead only when idle.
-                        if claimed.isEmpty && state.inFlightCount == 0,
-                            let due = try await self.store.secondsUntilNextDue(functions: functions)
-                        {
-                            wait = min(wait, .nanoseconds(Int64(max(due, 0) * 1e9)))
-                        }
-                    } catch {
-                        self.logger.error("claim failed", metadata: ["error": "\(String(reflecting: error))"])
                     }
                 }
+                while true {
+                    let lane = state.startLaneIfBehind(
+                        maximumLanes: configuration.concurrency,
+                        delay: configuration.laneStartDelay
+                    )
+                    if lane.start {
+                        group.addTask { await self.runLane(state: state) }
+                        continue
+                    }
+                    if let due = lane.due { wait = min(wait, due) }
+                    break
+                }
+                if claimAgain { continue }
                 await state.doorbell.wait(timeout: wait)
             }
             let queued = state.takeQueued()
@@ -178,6 +198,32 @@ public struct TriggerRuntime: Service {
                 group.cancelAll()
             }
         }
+    }
+}
+
+/// When the dispatcher may claim next. A claim that finds deliveries but fewer than it asked for means a steady
+/// trickle rather than a backlog; after two of those in a row, claims are spaced `interval` apart so each takes
+/// what gathered meanwhile (one claim and one transaction for several deliveries instead of one each). A full
+/// claim (a backlog) or an empty one (idle: the next notification should be claimed at once) ends the pacing.
+struct ClaimPacing {
+    var interval: Duration
+    private var trickle = 0
+    private var last: ContinuousClock.Instant?
+
+    init(interval: Duration) {
+        self.interval = interval
+    }
+
+    /// Records a claim that started at `start` and took `count` of the `limit` it asked for.
+    mutating func claimed(_ count: Int, of limit: Int, at start: ContinuousClock.Instant) {
+        self.trickle = count == 0 || count >= limit ? 0 : self.trickle + 1
+        self.last = start
+    }
+
+    /// The earliest time of the next claim, or `nil` for "at once".
+    var nextClaim: ContinuousClock.Instant? {
+        guard self.trickle >= 2, self.interval > .zero, let last = self.last else { return nil }
+        return last + self.interval
     }
 }
 

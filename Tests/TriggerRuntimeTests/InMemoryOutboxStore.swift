@@ -15,6 +15,8 @@ actor InMemoryOutboxStore: OutboxStore {
     private var rows: [Int64: Row] = [:]
     private var nextID: Int64 = 1
     private(set) var done: [Int64] = []
+    /// Transactions committed, and how many deliveries each settled.
+    private(set) var commits: [Int] = []
     nonisolated let settlements: AsyncStream<(id: Int64, settlement: Settlement)>
     private let continuation: AsyncStream<(id: Int64, settlement: Settlement)>.Continuation
 
@@ -85,6 +87,7 @@ actor InMemoryOutboxStore: OutboxStore {
             let lost = settled.filter { $0.1 == .done && !self.holds($0.0) }.map(\.0.id)
             if !lost.isEmpty { throw BatchLeaseLost(ids: Set(lost)) }
         }
+        self.commits.append(settled.count)
         for (delivery, settlement) in settled {
             self.apply(settlement, to: delivery)
             self.continuation.yield((delivery.id, settlement))

@@ -23,10 +23,11 @@ struct RunLoopTests {
     static func withRuntime(
         store: InMemoryOutboxStore,
         registry: FunctionRegistry,
+        configuration: TriggerRuntime.Configuration = Self.configuration(),
         _ body: @Sendable () async throws -> Void
     ) async throws {
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let runtime = TriggerRuntime(store: store, registry: registry, configuration: Self.configuration(), logger: logger)
+        let runtime = TriggerRuntime(store: store, registry: registry, configuration: configuration, logger: logger)
         let group = ServiceGroup(services: [runtime], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -105,6 +106,68 @@ struct RunLoopTests {
             }
         }
         #expect(seen.value == Array(1...50))
+    }
+
+    @Test("fast handlers share one lane: a claim of 20 runs in one transaction, not one per handler slot")
+    func fastHandlersShareOneTransaction() async throws {
+        let store = InMemoryOutboxStore()
+        var registry = FunctionRegistry()
+        registry.register("fast", on: .create("t"), as: Payload.self) { _, _ in }
+        for n in 1...20 { await store.emit("fast", key: "doc\(n)", after: #"{"n": \#(n)}"#) }
+        var configuration = Self.configuration()
+        configuration.laneStartDelay = .seconds(60)  // a second lane only if the first stalled that long
+        configuration.transactionWindow = .seconds(60)
+        let registered = registry
+        try await Self.withRuntime(store: store, registry: registered, configuration: configuration) {
+            var count = 0
+            for await (_, settlement) in store.settlements where settlement == .done {
+                count += 1
+                if count == 20 { break }
+            }
+        }
+        #expect(await store.commits == [20])
+    }
+
+    @Test("slow handlers get a lane each, one lane start delay after another, up to the concurrency")
+    func slowHandlersScaleOut() async throws {
+        let store = InMemoryOutboxStore()
+        // Every handler waits until all four run at once: only four lanes can get there (one lane would hang).
+        let barrier = Barrier(parties: 4)
+        var registry = FunctionRegistry()
+        registry.register("slow", on: .create("t"), as: Payload.self) { _, _ in
+            await barrier.arrive()
+        }
+        for n in 1...4 { await store.emit("slow", key: "doc\(n)", after: #"{"n": \#(n)}"#) }
+        var configuration = Self.configuration()
+        configuration.laneStartDelay = .milliseconds(1)
+        let registered = registry
+        try await Self.withRuntime(store: store, registry: registered, configuration: configuration) {
+            var count = 0
+            for await (_, settlement) in store.settlements where settlement == .done {
+                count += 1
+                if count == 4 { break }
+            }
+        }
+        #expect(await store.commits == [1, 1, 1, 1])
+    }
+
+    /// Returns from `arrive()` once `parties` callers are waiting in it.
+    actor Barrier {
+        let parties: Int
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        init(parties: Int) {
+            self.parties = parties
+        }
+
+        func arrive() async {
+            if self.waiting.count + 1 == self.parties {
+                for waiter in self.waiting { waiter.resume() }
+                self.waiting = []
+                return
+            }
+            await withCheckedContinuation { self.waiting.append($0) }
+        }
     }
 
     @Test("at shutdown, a handler still running after the grace period is cancelled and its delivery released")

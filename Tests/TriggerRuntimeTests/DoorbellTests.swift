@@ -1,0 +1,74 @@
+import Testing
+
+@testable import TriggerRuntime
+
+@Suite("Doorbell and claim pacing", .timeLimit(.minutes(1)))
+struct DoorbellTests {
+    @Test("a ring before the wait ends the next wait at once, once")
+    func ringBeforeWait() async {
+        let doorbell = Doorbell()
+        doorbell.ring()
+        doorbell.ring()
+        let start = ContinuousClock.now
+        await doorbell.wait(timeout: .seconds(30))
+        #expect(ContinuousClock.now - start < .seconds(10))
+        // The two rings counted once: this wait runs to its timeout.
+        let second = ContinuousClock.now
+        await doorbell.wait(timeout: .milliseconds(20))
+        #expect(ContinuousClock.now - second >= .milliseconds(20))
+    }
+
+    @Test("a ring wakes a waiting wait")
+    func ringWakesWaiter() async {
+        let doorbell = Doorbell()
+        let start = ContinuousClock.now
+        async let waited: Void = doorbell.wait(timeout: .seconds(30))
+        // Whether the ring comes before or after the wait begins, it ends the wait.
+        doorbell.ring()
+        await waited
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test("cancellation ends a wait")
+    func cancellationEndsWait() async {
+        let doorbell = Doorbell()
+        let start = ContinuousClock.now
+        let task = Task { await doorbell.wait(timeout: .seconds(30)) }
+        task.cancel()
+        await task.value
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
+    @Test("a wait's timer does not end a later wait early")
+    func staleTimerIgnored() async {
+        let doorbell = Doorbell()
+        // This wait is rung at once; its 30 ms timer stays scheduled until cancelled.
+        doorbell.ring()
+        await doorbell.wait(timeout: .milliseconds(30))
+        let start = ContinuousClock.now
+        await doorbell.wait(timeout: .milliseconds(100))
+        #expect(ContinuousClock.now - start >= .milliseconds(100))
+    }
+
+    @Test("claims are paced only after two claims in a row that found some but not a full batch")
+    func pacing() {
+        let start = ContinuousClock.now
+        var pacing = ClaimPacing(interval: .milliseconds(5))
+        #expect(pacing.nextClaim == nil)
+        pacing.claimed(3, of: 64, at: start)
+        #expect(pacing.nextClaim == nil)
+        pacing.claimed(2, of: 64, at: start + .milliseconds(1))
+        #expect(pacing.nextClaim == start + .milliseconds(6))
+        pacing.claimed(64, of: 64, at: start + .milliseconds(7))
+        #expect(pacing.nextClaim == nil, "a full claim (a backlog) claims again at once")
+        pacing.claimed(1, of: 64, at: start + .milliseconds(8))
+        pacing.claimed(1, of: 64, at: start + .milliseconds(9))
+        #expect(pacing.nextClaim != nil)
+        pacing.claimed(0, of: 64, at: start + .milliseconds(10))
+        #expect(pacing.nextClaim == nil, "an empty claim (idle) claims the next notification at once")
+        var off = ClaimPacing(interval: .zero)
+        off.claimed(1, of: 64, at: start)
+        off.claimed(1, of: 64, at: start)
+        #expect(off.nextClaim == nil)
+    }
+}
