@@ -104,7 +104,7 @@ struct Configuration: Sendable {
             worker?.synchronousCompletion, "WORKER_SYNCHRONOUS_COMPLETION", default: runtime.synchronousCompletion
         )
         runtime.claimInterval = .milliseconds(
-            try integer(worker?.claimIntervalMs, "WORKER_CLAIM_INTERVAL_MS", default: 5, range: 0...1000)
+            try integer(worker?.claimIntervalMs, "WORKER_CLAIM_INTERVAL_MS", default: 10, range: 0...1000)
         )
         runtime.pollInterval = .milliseconds(
             try integer(worker?.pollIntervalMs, "WORKER_POLL_INTERVAL_MS", default: 1000, range: 10...3_600_000)

@@ -33,7 +33,7 @@ enum ConfigurationVariables {
         .init(name: "WORKER_BATCH_SIZE", defaultValue: "64", group: .worker),
         .init(name: "WORKER_TRANSACTION_BATCH_SIZE", defaultValue: "32", group: .worker),
         .init(name: "WORKER_SYNCHRONOUS_COMPLETION", defaultValue: "true", group: .worker),
-        .init(name: "WORKER_CLAIM_INTERVAL_MS", defaultValue: "5", group: .worker),
+        .init(name: "WORKER_CLAIM_INTERVAL_MS", defaultValue: "10", group: .worker),
         .init(name: "WORKER_POLL_INTERVAL_MS", defaultValue: "1000", group: .worker),
         .init(name: "WORKER_LEASE_SECONDS", defaultValue: "30", group: .worker),
         .init(name: "WORKER_SHUTDOWN_GRACE_SECONDS", defaultValue: "20", group: .worker),

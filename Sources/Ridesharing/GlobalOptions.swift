@@ -29,7 +29,7 @@ struct WorkerOptions: ParsableArguments {
     @Option(help: "Wait for the WAL flush when committing handled deliveries, true or false (env: WORKER_SYNCHRONOUS_COMPLETION; default true).")
     var synchronousCompletion: Bool?
 
-    @Option(help: "Under a steady trickle of events, milliseconds between claims, 0 to 1000; 0 claims at every wake-up (env: WORKER_CLAIM_INTERVAL_MS; default 5).")
+    @Option(help: "Under a steady stream of events, milliseconds between claims, 0 to 1000; 0 claims at every wake-up (env: WORKER_CLAIM_INTERVAL_MS; default 10).")
     var claimIntervalMs: Int?
 
     @Option(help: "Safety-net poll interval in milliseconds (env: WORKER_POLL_INTERVAL_MS; default 1000).")

@@ -78,7 +78,11 @@ enum RuntimeBenchmarks {
 
         var lags: [Int64] = []
         for _ in 0..<(parts.contains("steady") ? max(1, repeats) : 0) {
-            logger.info("runtime: steady load")
+            // The machine's speed drifts over minutes: each steady run gets its own capture-only run just before it.
+            logger.info("runtime: capture-only rate, then steady load")
+            report.steadyPairedCaptureOnly.append(
+                try await Floors.updateRate(database, withCapture: true, writers: 2, duration: throughputDuration)
+            )
             try await Self.clearQueue(database)
             tally.reset()
             try await Self.withWorkers(1, database: database, registry: registry, configuration: worker) {
@@ -101,7 +105,7 @@ enum RuntimeBenchmarks {
         report.notes.append(
             "Runtime rows use concurrency \(worker.concurrency), claim batch \(worker.batchSize), up to "
                 + "\(worker.transactionBatchSize) deliveries per transaction (each in its own savepoint, marked done in "
-                + "that transaction), claims under a steady trickle at least \(Self.milliseconds(worker.claimInterval)) ms "
+                + "that transaction), claims under a steady stream at least \(Self.milliseconds(worker.claimInterval)) ms "
                 + "apart, lanes started \(Self.milliseconds(worker.laneStartDelay)) ms apart while deliveries wait, "
                 + "synchronous completion \(worker.synchronousCompletion ? "on" : "off"), LISTEN on, and a no-op handler "
                 + "that decodes the row."

@@ -41,8 +41,11 @@ struct TriggerBench: AsyncParsableCommand {
     @Option(help: "Worker setting: deliveries per transaction, at most (default: the runtime's default).")
     var transactionBatchSize: Int?
 
-    @Option(help: "Worker setting: milliseconds between claims under a steady trickle (default: the runtime's default).")
+    @Option(help: "Worker setting: milliseconds between claims under a steady stream (default: the runtime's default).")
     var claimIntervalMs: Int?
+
+    @Option(help: "Worker setting: microseconds a claimed delivery waits before another lane starts (default: the runtime's default).")
+    var laneStartDelayUs: Int?
 
     @Option(help: "Worker setting: 'on' or 'off' (default: the runtime's default).")
     var synchronousCompletion: String?
@@ -70,6 +73,7 @@ struct TriggerBench: AsyncParsableCommand {
         if let size = self.transactionBatchSize { worker.transactionBatchSize = size }
         if let synchronous = self.synchronousCompletion { worker.synchronousCompletion = synchronous != "off" }
         if let interval = self.claimIntervalMs { worker.claimInterval = .milliseconds(interval) }
+        if let delay = self.laneStartDelayUs { worker.laneStartDelay = .microseconds(delay) }
         try worker.validate()
         if let url = self.workerDatabaseURL {
             // The worker-only child of the memory measurement.

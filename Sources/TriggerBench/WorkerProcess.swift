@@ -26,6 +26,7 @@ enum WorkerProcess {
             "--transaction-batch-size", String(worker.transactionBatchSize),
             "--synchronous-completion", worker.synchronousCompletion ? "on" : "off",
             "--claim-interval-ms", String(Int(RuntimeBenchmarks.milliseconds(worker.claimInterval))),
+            "--lane-start-delay-us", String(Int(RuntimeBenchmarks.milliseconds(worker.laneStartDelay) * 1000)),
         ]
         let output = Pipe()
         process.standardOutput = output

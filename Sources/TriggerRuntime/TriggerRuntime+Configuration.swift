@@ -22,12 +22,12 @@ extension TriggerRuntime {
         /// How long a handler slot may keep adding queued deliveries to its open transaction before it commits.
         /// Slow handlers therefore commit one by one; fast ones share commits. Default 20 ms.
         public var transactionWindow: Duration = .milliseconds(20)
-        /// Under a steady trickle of events (claims find deliveries, but fewer than `batchSize`, twice in a row),
-        /// claims are at least this far apart, so each takes what gathered meanwhile and one transaction handles
-        /// several deliveries. It adds up to this much latency under such load and none when idle (the first
-        /// notification after an empty claim is claimed at once) or behind a backlog (full claims follow each other
-        /// at once). Zero claims at every wake-up. Default 5 ms.
-        public var claimInterval: Duration = .milliseconds(5)
+        /// Under a steady stream of events (claims find several deliveries, but fewer than `batchSize`, twice in a
+        /// row), claims are at least this far apart, so each takes what gathered meanwhile and one transaction
+        /// handles several deliveries. It adds up to this much latency under such load, and none when events come
+        /// slower than one per interval (a claim that finds one delivery or none ends the pacing) or behind a
+        /// backlog (full claims follow each other at once). Zero claims at every wake-up. Default 10 ms.
+        public var claimInterval: Duration = .milliseconds(10)
         /// Lanes (handler slots) start one at a time: another starts when a claimed delivery has waited this long
         /// for one (and none started within this time), up to `concurrency`. Fast handlers then share one lane and
         /// its transactions; slow ones get a lane each within `concurrency` × this. Default 1 ms.

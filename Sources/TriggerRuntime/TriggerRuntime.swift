@@ -119,7 +119,7 @@ public struct TriggerRuntime: Service {
     /// The queue is refilled as soon as it runs short while claims come back full (lanes ring when they take from
     /// it, and when they finish), so lanes never wait for a claim while a backlog is due; it holds at most
     /// `claimAhead` deliveries, so a busy worker does not hoard work another worker could run. Under a steady
-    /// trickle, claims are paced (`claimInterval`), and lanes start one at a time (`laneStartDelay`).
+    /// stream, claims are paced (`claimInterval`), and lanes start one at a time (`laneStartDelay`).
     private func dispatch(functions: [FunctionName], state: RunState) async {
         let configuration = self.configuration
         let target = configuration.claimAhead
@@ -201,13 +201,14 @@ public struct TriggerRuntime: Service {
     }
 }
 
-/// When the dispatcher may claim next. A claim that finds deliveries but fewer than it asked for means a steady
-/// trickle rather than a backlog; after two of those in a row, claims are spaced `interval` apart so each takes
-/// what gathered meanwhile (one claim and one transaction for several deliveries instead of one each). A full
-/// claim (a backlog) or an empty one (idle: the next notification should be claimed at once) ends the pacing.
+/// When the dispatcher may claim next. Claims that find several deliveries but fewer than they asked for mean a
+/// steady stream rather than a backlog; after two of those in a row, claims are spaced `interval` apart so each
+/// takes what gathered meanwhile (one claim and one transaction for several deliveries instead of one each). A claim
+/// that finds one delivery or none (a trickle slower than one per `interval`, or idle: the next notification should
+/// be claimed at once) or a full one (a backlog: claim again at once) ends the pacing.
 struct ClaimPacing {
     var interval: Duration
-    private var trickle = 0
+    private var streak = 0
     private var last: ContinuousClock.Instant?
 
     init(interval: Duration) {
@@ -216,13 +217,13 @@ struct ClaimPacing {
 
     /// Records a claim that started at `start` and took `count` of the `limit` it asked for.
     mutating func claimed(_ count: Int, of limit: Int, at start: ContinuousClock.Instant) {
-        self.trickle = count == 0 || count >= limit ? 0 : self.trickle + 1
+        self.streak = count <= 1 || count >= limit ? 0 : self.streak + 1
         self.last = start
     }
 
     /// The earliest time of the next claim, or `nil` for "at once".
     var nextClaim: ContinuousClock.Instant? {
-        guard self.trickle >= 2, self.interval > .zero, let last = self.last else { return nil }
+        guard self.streak >= 2, self.interval > .zero, let last = self.last else { return nil }
         return last + self.interval
     }
 }

@@ -50,7 +50,7 @@ struct DoorbellTests {
         #expect(ContinuousClock.now - start >= .milliseconds(100))
     }
 
-    @Test("claims are paced only after two claims in a row that found some but not a full batch")
+    @Test("claims are paced only after two claims in a row that found several but not a full batch")
     func pacing() {
         let start = ContinuousClock.now
         var pacing = ClaimPacing(interval: .milliseconds(5))
@@ -61,14 +61,18 @@ struct DoorbellTests {
         #expect(pacing.nextClaim == start + .milliseconds(6))
         pacing.claimed(64, of: 64, at: start + .milliseconds(7))
         #expect(pacing.nextClaim == nil, "a full claim (a backlog) claims again at once")
-        pacing.claimed(1, of: 64, at: start + .milliseconds(8))
-        pacing.claimed(1, of: 64, at: start + .milliseconds(9))
+        pacing.claimed(5, of: 64, at: start + .milliseconds(8))
+        pacing.claimed(5, of: 64, at: start + .milliseconds(9))
         #expect(pacing.nextClaim != nil)
-        pacing.claimed(0, of: 64, at: start + .milliseconds(10))
+        pacing.claimed(1, of: 64, at: start + .milliseconds(14))
+        #expect(pacing.nextClaim == nil, "one delivery per interval: pacing would only add latency")
+        pacing.claimed(5, of: 64, at: start + .milliseconds(15))
+        pacing.claimed(5, of: 64, at: start + .milliseconds(16))
+        pacing.claimed(0, of: 64, at: start + .milliseconds(21))
         #expect(pacing.nextClaim == nil, "an empty claim (idle) claims the next notification at once")
         var off = ClaimPacing(interval: .zero)
-        off.claimed(1, of: 64, at: start)
-        off.claimed(1, of: 64, at: start)
+        off.claimed(5, of: 64, at: start)
+        off.claimed(5, of: 64, at: start)
         #expect(off.nextClaim == nil)
     }
 }
