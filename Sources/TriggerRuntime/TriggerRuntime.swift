@@ -157,17 +157,17 @@ public struct TriggerRuntime: Service {
                         }
                     }
                 }
-                while true {
+                // At most one new lane per queued delivery (with `laneStartDelay` zero every check would say yes).
+                for _ in 0..<state.queuedCount {
                     let lane = state.startLaneIfBehind(
                         maximumLanes: configuration.concurrency,
                         delay: configuration.laneStartDelay
                     )
-                    if lane.start {
-                        group.addTask { await self.runLane(state: state) }
-                        continue
+                    guard lane.start else {
+                        if let due = lane.due { wait = min(wait, due) }
+                        break
                     }
-                    if let due = lane.due { wait = min(wait, due) }
-                    break
+                    group.addTask { await self.runLane(state: state) }
                 }
                 if claimAgain { continue }
                 await state.doorbell.wait(timeout: wait)

@@ -39,6 +39,15 @@ actor InMemoryOutboxStore: OutboxStore {
 
     func lastError(_ id: Int64) -> String? { self.rows[id]?.lastError }
 
+    /// Returns once `count` deliveries were settled done (counted from the first call's subscription).
+    nonisolated func waitForDone(_ count: Int) async {
+        var done = 0
+        for await (_, settlement) in self.settlements where settlement == .done {
+            done += 1
+            if done == count { return }
+        }
+    }
+
     /// Takes the lease of `id` over, as another worker's claim after an expired lease would.
     func steal(_ id: Int64) {
         self.rows[id]?.delivery.leaseToken = UUID()

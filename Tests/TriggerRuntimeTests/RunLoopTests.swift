@@ -99,11 +99,7 @@ struct RunLoopTests {
         for n in 1...50 { await store.emit("ordered", key: "doc", after: #"{"n": \#(n)}"#) }
         let registered = registry
         try await Self.withRuntime(store: store, registry: registered) {
-            var count = 0
-            for await (_, settlement) in store.settlements where settlement == .done {
-                count += 1
-                if count == 50 { break }
-            }
+            await store.waitForDone(50)
         }
         #expect(seen.value == Array(1...50))
     }
@@ -119,11 +115,7 @@ struct RunLoopTests {
         configuration.transactionWindow = .seconds(60)
         let registered = registry
         try await Self.withRuntime(store: store, registry: registered, configuration: configuration) {
-            var count = 0
-            for await (_, settlement) in store.settlements where settlement == .done {
-                count += 1
-                if count == 20 { break }
-            }
+            await store.waitForDone(20)
         }
         #expect(await store.commits == [20])
     }
@@ -142,11 +134,7 @@ struct RunLoopTests {
         configuration.laneStartDelay = .milliseconds(1)
         let registered = registry
         try await Self.withRuntime(store: store, registry: registered, configuration: configuration) {
-            var count = 0
-            for await (_, settlement) in store.settlements where settlement == .done {
-                count += 1
-                if count == 4 { break }
-            }
+            await store.waitForDone(4)
         }
         #expect(await store.commits == [1, 1, 1, 1])
     }
