@@ -212,23 +212,7 @@ enum RuntimeBenchmarks {
                 TriggerRuntime(client: client, registry: registry, configuration: configuration, logger: database.logger)
             )
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: (services + runtimes).map { .init(service: $0) },
-                logger: database.logger
-            )
-        )
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            do {
-                try await body()
-            } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-        }
+        try await ServiceGroup.withRunning(services + runtimes, logger: database.logger, body)
     }
 }
 

@@ -58,14 +58,8 @@ enum WorkerProcess {
         }
         let client = PostgresClient(configuration: try DatabaseURL.clientConfiguration(url), backgroundLogger: logger)
         let runtime = TriggerRuntime(client: client, registry: registry, configuration: worker, logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(services: [.init(service: client), .init(service: runtime)], logger: logger)
-        )
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
+        try await ServiceGroup.withRunning([client, runtime], logger: logger) {
             try await tally.wait(for: expect, timeout: .seconds(600))
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
         }
         let memory = residentMemoryMiB()
         print("worker-memory rss_mib=\(memory.current) hwm_mib=\(memory.peak)")

@@ -28,18 +28,7 @@ struct RunLoopTests {
     ) async throws {
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let runtime = TriggerRuntime(store: store, registry: registry, configuration: configuration, logger: logger)
-        let group = ServiceGroup(services: [runtime], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            do {
-                try await body()
-            } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-        }
+        try await ServiceGroup.withRunning([runtime], logger: logger, body)
     }
 
     @Test("failures are retried with backoff until success; the context carries the attempt")

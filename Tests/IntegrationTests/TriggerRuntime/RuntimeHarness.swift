@@ -55,26 +55,11 @@ enum RuntimeHarness {
         let runtimes = configurations.map {
             TriggerRuntime(client: client, registry: registry, configuration: $0, logger: logger)
         }
-        let group = ServiceGroup(
-            services: runtimes, gracefulShutdownSignals: [], cancellationSignals: [],
-            logger: Logger(label: "service-group") { _ in SwiftLogNoOpLogHandler() }
+        return try await ServiceGroup.withRunning(
+            runtimes,
+            logger: Logger(label: "service-group") { _ in SwiftLogNoOpLogHandler() },
+            body
         )
-        return try await withThrowingTaskGroup(of: T?.self) { tasks in
-            tasks.addTask {
-                try await group.run()
-                return nil
-            }
-            do {
-                let result = try await body()
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                return result
-            } catch {
-                await group.triggerGracefulShutdown()
-                tasks.cancelAll()
-                throw error
-            }
-        }
     }
 
     /// Runs one worker during `body`.
