@@ -68,13 +68,14 @@ public struct BackendComposition: Sendable {
         self.backend.registry(tracking: tracking)
     }
 
-    /// Applies the pending migrations and installs the capture triggers of `registry` on the worker's channel.
-    /// Call it (with a running client) before ``services(tracking:metrics:onListening:)`` run, never beside them:
-    /// a write the API accepts after the migrations but before the triggers would never reach the functions.
-    /// - Parameter registry: The functions whose triggers to install (the triggers do not depend on `tracking`).
-    public func prepare(registry: FunctionRegistry) async throws {
+    /// Applies the pending migrations and installs the capture triggers of the backend's functions on the worker's
+    /// channel. Call it (with a running client) before ``services(tracking:metrics:onListening:)`` run, never beside
+    /// them: a write the API accepts after the migrations but before the triggers would never reach the functions.
+    /// The triggers depend only on the functions' registrations, not on HyperTrack.
+    public func prepare() async throws {
         try await TriggerRuntime.prepare(
-            client: self.client, registry: registry, migrations: self.backend.migrations,
+            client: self.client, registry: self.registry(tracking: UnconfiguredTracking()),
+            migrations: self.backend.migrations,
             channel: self.configuration.runtime.channel, logger: self.logger
         )
     }

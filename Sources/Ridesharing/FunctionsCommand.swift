@@ -107,7 +107,7 @@ struct FunctionsCall: AsyncParsableCommand {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            if prepare { try await composition.prepare(registry: registry) }
+            if prepare { try await composition.prepare() }
             return try await FunctionsShell.call(function, with: invocation, client: client, logger: logger)
         }
     }

@@ -85,7 +85,7 @@ struct Serve: AsyncParsableCommand {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            try await composition.prepare(registry: composition.registry(tracking: UnconfiguredTracking()))
+            try await composition.prepare()
         }
     }
 }

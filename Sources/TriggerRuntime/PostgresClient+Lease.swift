@@ -39,8 +39,13 @@ extension PostgresClient {
         }
     }
 
-    /// Whether `error` leaves its connection unusable.
+    /// Whether `error` leaves its connection unusable. A `PostgresTransactionError` (what `withTransaction` throws,
+    /// wrapping the error of its BEGIN, body, ROLLBACK or COMMIT) is judged by the errors it wraps.
     package static func isConnectionLevel(_ error: any Error) -> Bool {
+        if let transaction = error as? PostgresTransactionError {
+            return [transaction.beginError, transaction.closureError, transaction.rollbackError, transaction.commitError]
+                .contains { $0.map(Self.isConnectionLevel) ?? false }
+        }
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .server:

@@ -94,14 +94,8 @@ package struct PostgresOutboxStore: OutboxStore {
                 WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken) RETURNING id
                 """
         case .release:
-            query = """
-                WITH r AS (
-                    UPDATE trigger_runtime.deliveries
-                    SET run_after = now(), attempt = greatest(attempt - 1, 0), lease_owner = NULL, lease_token = NULL
-                    WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken) RETURNING id
-                )
-                SELECT r.id FROM r, pg_notify(\(channel), '')
-                """
+            let released = try await Self.release([delivery], connection: connection, channel: channel, logger: logger)
+            return released.isEmpty ? .leaseLost : settlement
         }
         let rows = try await connection.query(query, logger: logger)
         var updated = false
@@ -142,12 +136,36 @@ package struct PostgresOutboxStore: OutboxStore {
 
     package func release(_ deliveries: [Delivery]) async throws {
         guard !deliveries.isEmpty else { return }
-        let logger = self.logger
-        try await self.client.withConnectionClosedOnFailure { connection in
-            for delivery in deliveries {
-                _ = try await Self.settle(delivery, .release, connection: connection, channel: self.channel, logger: logger)
-            }
+        _ = try await self.client.withConnectionClosedOnFailure { connection in
+            try await Self.release(deliveries, connection: connection, channel: self.channel, logger: self.logger)
         }
+    }
+
+    /// Hands back the deliveries whose leases `deliveries` still hold, in one statement (the attempt is not
+    /// counted), and notifies once so a worker claims them at once; returns the ids handed back.
+    static func release(
+        _ deliveries: [Delivery],
+        connection: PostgresConnection,
+        channel: String,
+        logger: Logger
+    ) async throws -> Set<Int64> {
+        let rows = try await connection.query(
+            """
+            WITH r AS (
+                UPDATE trigger_runtime.deliveries d
+                SET run_after = now(), attempt = greatest(d.attempt - 1, 0), lease_owner = NULL, lease_token = NULL
+                FROM unnest(\(deliveries.map(\.id))::int8[], \(deliveries.map(\.leaseToken))::uuid[]) AS h(id, token)
+                WHERE d.id = h.id AND d.lease_token = h.token
+                RETURNING d.id
+            ),
+            notified AS (SELECT pg_notify(\(channel), '') WHERE EXISTS (SELECT FROM r))
+            SELECT r.id FROM r, notified
+            """,
+            logger: logger
+        )
+        var released = Set<Int64>()
+        for try await id in rows.decode(Int64.self) { released.insert(id) }
+        return released
     }
 
     /// Only future rows count: a due row that the claim skipped is blocked behind an earlier delivery of its

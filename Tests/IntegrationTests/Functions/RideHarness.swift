@@ -23,7 +23,7 @@ struct RideHarness: Sendable {
     ) async throws -> T {
         try await TestDatabase.shared.withDatabase(logger: BackendHarness.logger) { client, _ in
             let composition = BackendHarness.composition(.all, backend: configuration, client: client)
-            try await composition.prepare(registry: composition.registry(tracking: tracking))
+            try await composition.prepare()
             return try await composition.withRunning(tracking: tracking) { port in
                 try await body(
                     RideHarness(

@@ -74,8 +74,8 @@ public struct LocalStack: Service {
         let composition = self.composition
         if settings.prepare {
             // Before the API serves: a write accepted between the migrations and the capture triggers would never
-            // reach the functions (the triggers do not depend on HyperTrack).
-            try await composition.prepare(registry: composition.registry(tracking: UnconfiguredTracking()))
+            // reach the functions.
+            try await composition.prepare()
         }
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let application = composition.application(metrics: self.metrics) { port in
