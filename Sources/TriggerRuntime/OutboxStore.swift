@@ -26,6 +26,18 @@ package protocol OutboxStore: Sendable {
     /// Hands `deliveries` back at once (graceful shutdown): the attempt is not counted.
     func release(_ deliveries: [Delivery]) async throws
 
+    /// Declares that `owner` claims on a schedule for the next `duration`: meanwhile the capture triggers of
+    /// `channel` skip their NOTIFY (see migration 0004). Renew it before it expires.
+    func declareAwake(owner: String, channel: String, for duration: Duration) async throws
+
+    /// Withdraws `owner`'s declaration and notifies `channel` once (so sleeping workers look now). Returns a
+    /// horizon for `horizonPassed`.
+    func withdrawAwake(owner: String, channel: String) async throws -> Int64
+
+    /// Whether every transaction that had an id when `horizon` was read has ended: a claim made after this returns
+    /// `true` sees everything captured by writers that skipped their NOTIFY because of a withdrawn declaration.
+    func horizonPassed(_ horizon: Int64) async throws -> Bool
+
     /// Seconds until the earliest ready delivery of `functions` is due (≤ 0 if due now), or `nil` if none.
     func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double?
 

@@ -168,6 +168,45 @@ package struct PostgresOutboxStore: OutboxStore {
         return released
     }
 
+    /// Written without waiting for the WAL flush: a declaration lost in a crash only makes writers notify.
+    package func declareAwake(owner: String, channel: String, for duration: Duration) async throws {
+        try await self.client.query(
+            """
+            WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
+            INSERT INTO trigger_runtime.awake_workers (worker, channel, until)
+            SELECT \(owner), \(channel), clock_timestamp() + make_interval(secs => \(duration.secondsValue)) FROM async
+            ON CONFLICT (worker) DO UPDATE SET channel = excluded.channel, until = excluded.until
+            """,
+            logger: self.logger
+        )
+    }
+
+    /// The horizon is read by a second statement, after the deletion committed.
+    package func withdrawAwake(owner: String, channel: String) async throws -> Int64 {
+        try await self.client.query(
+            """
+            WITH gone AS (DELETE FROM trigger_runtime.awake_workers WHERE worker = \(owner))
+            SELECT pg_notify(\(channel), '')
+            """,
+            logger: self.logger
+        )
+        let rows = try await self.client.query(
+            "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::int8",
+            logger: self.logger
+        )
+        for try await horizon in rows.decode(Int64.self) { return horizon }
+        return .max  // no row (cannot happen): a horizon that never passes; settling ends at its time limit
+    }
+
+    package func horizonPassed(_ horizon: Int64) async throws -> Bool {
+        let rows = try await self.client.query(
+            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::int8 >= \(horizon)",
+            logger: self.logger
+        )
+        for try await passed in rows.decode(Bool.self) { return passed }
+        return false
+    }
+
     /// Only future rows count: a due row that the claim skipped is blocked behind an earlier delivery of its
     /// document, and the worker running that one re-scans when it finishes.
     package func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double? {

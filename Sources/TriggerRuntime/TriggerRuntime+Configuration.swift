@@ -26,7 +26,11 @@ extension TriggerRuntime {
         /// row), claims are at least this far apart, so each takes what gathered meanwhile and one transaction
         /// handles several deliveries. It adds up to this much latency under such load, and none when events come
         /// slower than one per interval (a claim that finds one delivery or none ends the pacing) or behind a
-        /// backlog (full claims follow each other at once). Zero claims at every wake-up. Default 10 ms.
+        /// backlog (full claims follow each other at once). While claims are paced, the worker tells the capture
+        /// triggers so (a short-lived row in `trigger_runtime.awake_workers`) and writers skip their NOTIFY, which
+        /// would make each of them wait for the others' commits; when pacing ends it withdraws that and claims
+        /// until every writer that skipped has committed. Zero claims at every wake-up and never skips a
+        /// notification. Default 10 ms.
         public var claimInterval: Duration = .milliseconds(10)
         /// Lanes (handler slots) start one at a time: another starts when a claimed delivery has waited this long
         /// for one (and none started within this time), up to `concurrency`. Fast handlers then share one lane and
@@ -70,6 +74,10 @@ extension TriggerRuntime {
         public var maximumReconnectBackoff: Duration = .seconds(5)
         /// This worker's name in leases (`events show` prints it). Default `host-pid-random`.
         public var workerID: String = Configuration.defaultWorkerID()
+
+        /// How long a worker's awake declaration lasts unless renewed (see `Wakefulness`): ten claim intervals,
+        /// at least 100 ms. A worker that dies while awake delays the other workers' notifications this long.
+        var awakeFor: Duration { max(self.claimInterval * 10, .milliseconds(100)) }
 
         /// How many claimed deliveries the worker keeps queued for its handler slots, at most (a deeper queue
         /// measured faster: lanes find more to put in one transaction).

@@ -125,6 +125,7 @@ public struct TriggerRuntime: Service {
         let target = configuration.claimAhead
         await withDiscardingTaskGroup { group in
             var pacing = ClaimPacing(interval: configuration.claimInterval)
+            var wakefulness = Wakefulness.asleep
             while !state.isDraining && !Task.isCancelled {
                 var wait = configuration.pollInterval
                 var claimAgain = false
@@ -134,6 +135,7 @@ public struct TriggerRuntime: Service {
                     if let due = pacing.nextClaim, due > now {
                         wait = min(wait, due - now)
                     } else {
+                        let finalClaim = await self.isSettled(wakefulness, now: now)
                         do {
                             let limit = min(configuration.batchSize, room)
                             let claimed = try await self.store.claim(
@@ -144,6 +146,8 @@ public struct TriggerRuntime: Service {
                             )
                             pacing.claimed(claimed.count, of: limit, at: now)
                             state.enqueue(claimed, full: claimed.count == limit)
+                            wakefulness = await self.wakefulness(
+                                after: wakefulness, pacing: pacing, finalClaim: finalClaim, now: now)
                             if claimed.count == limit {
                                 claimAgain = true
                             } else if claimed.isEmpty && state.inFlightCount == 0,
@@ -170,7 +174,19 @@ public struct TriggerRuntime: Service {
                     group.addTask { await self.runLane(state: state) }
                 }
                 if claimAgain { continue }
+                if case .settling = wakefulness { wait = min(wait, configuration.claimInterval) }
                 await state.doorbell.wait(timeout: wait)
+            }
+            if case .asleep = wakefulness {} else {
+                // Writers notify again from now on; the notification wakes the other workers for what was skipped.
+                do {
+                    _ = try await self.store.withdrawAwake(owner: configuration.workerID, channel: configuration.channel)
+                } catch {
+                    self.logger.warning(
+                        "could not withdraw the awake declaration; it expires by itself",
+                        metadata: ["error": "\(String(reflecting: error))"]
+                    )
+                }
             }
             let queued = state.takeQueued()
             if !queued.isEmpty {
@@ -221,10 +237,84 @@ struct ClaimPacing {
         self.last = start
     }
 
+    /// Whether claims are spaced (the worker claims every `interval` whether notified or not).
+    var isPacing: Bool { self.streak >= 2 && self.interval > .zero }
+
     /// The earliest time of the next claim, or `nil` for "at once".
     var nextClaim: ContinuousClock.Instant? {
-        guard self.streak >= 2, self.interval > .zero, let last = self.last else { return nil }
+        guard self.isPacing, let last = self.last else { return nil }
         return last + self.interval
+    }
+}
+
+/// Whether this worker has told the capture triggers to skip their NOTIFY (migration 0004): it does while its
+/// claims are paced, since it claims every `claimInterval` anyway and a NOTIFY costs every writer a wait on a
+/// database-wide lock through its commit's WAL flush.
+enum Wakefulness {
+    /// Not declared: writers notify.
+    case asleep
+    /// Declared, last renewed at `renewed`.
+    case awake(renewed: ContinuousClock.Instant)
+    /// Withdrawn at `since`. Claims go on every `claimInterval` until every writer that may have skipped its
+    /// NOTIFY has ended (`horizon`), then once more. Without a horizon (the withdrawal failed), until the
+    /// declaration has expired.
+    case settling(horizon: Int64?, since: ContinuousClock.Instant)
+}
+
+extension TriggerRuntime {
+    /// Whether the claim about to run is the last one a settling worker owes: every writer that may have skipped
+    /// its NOTIFY has ended (or the settling has lasted a poll interval, after which the poll finds the rest).
+    func isSettled(_ wakefulness: Wakefulness, now: ContinuousClock.Instant) async -> Bool {
+        guard case .settling(let horizon, let since) = wakefulness else { return false }
+        guard let horizon else { return now - since >= self.configuration.awakeFor }
+        if now - since >= self.configuration.pollInterval { return true }
+        // A failed check keeps the worker settling (up to the limit above).
+        return (try? await self.store.horizonPassed(horizon)) ?? false
+    }
+
+    /// Declares, renews or withdraws wakefulness after a claim (`finalClaim`: see `isSettled`).
+    func wakefulness(
+        after current: Wakefulness,
+        pacing: ClaimPacing,
+        finalClaim: Bool,
+        now: ContinuousClock.Instant
+    ) async -> Wakefulness {
+        let configuration = self.configuration
+        if pacing.isPacing {
+            if case .awake(let renewed) = current, now - renewed < configuration.awakeFor / 2 { return current }
+            do {
+                try await self.store.declareAwake(
+                    owner: configuration.workerID, channel: configuration.channel, for: configuration.awakeFor)
+                if case .awake = current {} else {
+                    self.logger.debug("claims paced: writers skip their NOTIFY")
+                }
+                return .awake(renewed: now)
+            } catch {
+                self.logger.warning("could not declare the worker awake", metadata: ["error": "\(String(reflecting: error))"])
+                // It may have committed: settle as if it had.
+                return .settling(horizon: nil, since: now)
+            }
+        }
+        switch current {
+        case .asleep:
+            return .asleep
+        case .awake:
+            do {
+                let horizon = try await self.store.withdrawAwake(
+                    owner: configuration.workerID, channel: configuration.channel)
+                return .settling(horizon: horizon, since: now)
+            } catch {
+                self.logger.warning(
+                    "could not withdraw the awake declaration; it expires by itself",
+                    metadata: ["error": "\(String(reflecting: error))"]
+                )
+                return .settling(horizon: nil, since: now)
+            }
+        case .settling:
+            guard finalClaim else { return current }
+            self.logger.debug("settled: writers notify again")
+            return .asleep
+        }
     }
 }
 

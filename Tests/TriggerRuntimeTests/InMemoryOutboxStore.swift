@@ -180,6 +180,21 @@ actor InMemoryOutboxStore: OutboxStore {
         }
     }
 
+    /// Declarations and withdrawals of wakefulness, in order ("awake", "withdrawn").
+    private(set) var wakefulness: [String] = []
+
+    func declareAwake(owner: String, channel: String, for duration: Duration) async throws {
+        self.wakefulness.append("awake")
+    }
+
+    /// Nothing here skips a notification (there are none), so every horizon has passed.
+    func withdrawAwake(owner: String, channel: String) async throws -> Int64 {
+        self.wakefulness.append("withdrawn")
+        return 0
+    }
+
+    func horizonPassed(_ horizon: Int64) async throws -> Bool { true }
+
     func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double? {
         let now = ContinuousClock.now
         let future = self.rows.values.filter { !$0.dead && $0.runAfter > now && functions.contains($0.delivery.function) }

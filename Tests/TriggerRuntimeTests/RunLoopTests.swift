@@ -128,6 +128,28 @@ struct RunLoopTests {
         #expect(await store.commits == [1, 1, 1, 1])
     }
 
+    @Test("while claims are paced the worker declares itself awake, and withdraws when the stream ends")
+    func pacedClaimsDeclareAwake() async throws {
+        let store = InMemoryOutboxStore()
+        var registry = FunctionRegistry()
+        // Four chains: each handled delivery captures the next of its chain, so every claim finds a few (never a
+        // full batch, never one) until 100 have been captured.
+        registry.register("chain", on: .create("t"), as: Payload.self) { change, _ in
+            let n = try #require(change.after).n
+            if n + 4 <= 100 { await store.emit("chain", key: "doc\(n + 4)", after: #"{"n": \#(n + 4)}"#) }
+        }
+        for n in 1...4 { await store.emit("chain", key: "doc\(n)", after: #"{"n": \#(n)}"#) }
+        var configuration = Self.configuration()
+        configuration.claimInterval = .milliseconds(2)
+        let registered = registry
+        try await Self.withRuntime(store: store, registry: registered, configuration: configuration) {
+            await store.waitForDone(100)
+        }
+        let wakefulness = await store.wakefulness
+        #expect(wakefulness.first == "awake")
+        #expect(wakefulness.last == "withdrawn")
+    }
+
     /// Returns from `arrive()` once `parties` callers are waiting in it.
     actor Barrier {
         let parties: Int

@@ -31,9 +31,23 @@ struct TriggerDDLTests {
         #expect(capture.contains("pg_notify(TG_ARGV[0], '')"))
     }
 
+    @Test("migration 0004's capture function differs only in when it notifies")
+    func captureSkippingNotify() throws {
+        let original = try #require(RuntimeSchema.functions.first { $0.contains("FUNCTION trigger_runtime.capture()") })
+        let revised = try #require(RuntimeSchema.awake.first { $0.contains("FUNCTION trigger_runtime.capture()") })
+        #expect(revised.components(separatedBy: "pg_notify").count == 2)
+        #expect(revised.contains("trigger_runtime.awake_workers"))
+        #expect(revised.contains("current_setting('transaction_isolation') <> 'read committed'"))
+        let parts = revised.components(separatedBy: "IF FOUND AND")
+        try #require(parts.count == 2)
+        let (head, tail) = (parts[0], parts[1])
+        #expect(original.hasPrefix(head.replacingOccurrences(of: "CREATE OR REPLACE FUNCTION", with: "CREATE FUNCTION")))
+        #expect(original.hasSuffix(String(tail[tail.range(of: ") THEN")!.upperBound...])))
+    }
+
     @Test("the runtime's migrations have stable names in one group")
     func migrations() {
-        #expect(TriggerRuntime.migrations.map(\.name) == ["0001_create_queue", "0002_create_functions", "0003_revise_claim"])
+        #expect(TriggerRuntime.migrations.map(\.name) == ["0001_create_queue", "0002_create_functions", "0003_revise_claim", "0004_skip_notify_while_awake"])
         #expect(Set(TriggerRuntime.migrations.map(\.group)) == ["trigger_runtime"])
     }
 
@@ -45,3 +59,4 @@ struct TriggerDDLTests {
         }
     }
 }
+

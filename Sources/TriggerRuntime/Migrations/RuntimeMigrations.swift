@@ -3,12 +3,13 @@ extension TriggerRuntime {
     public static let migrationGroup = "trigger_runtime"
 
     /// The runtime's own migrations (schema `trigger_runtime`): the delivery queue, the done log, the function
-    /// bindings, and the `capture()` and `claim()` functions. Pass them to `Migrator` before the application's.
+    /// bindings, the workers that claim on a schedule, and the `capture()` and `claim()` functions. Pass them to `Migrator` before the application's.
     public static var migrations: [Migration] {
         [
             Migration(group: migrationGroup, name: "0001_create_queue", statements: RuntimeSchema.queue),
             Migration(group: migrationGroup, name: "0002_create_functions", statements: RuntimeSchema.functions),
             Migration(group: migrationGroup, name: "0003_revise_claim", statements: RuntimeSchema.claimRevised),
+            Migration(group: migrationGroup, name: "0004_skip_notify_while_awake", statements: RuntimeSchema.awake),
         ]
     }
 }

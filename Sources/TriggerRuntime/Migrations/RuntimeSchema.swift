@@ -95,11 +95,17 @@ enum RuntimeSchema {
         )
         """,
         "CREATE INDEX functions_table_oid_idx ON trigger_runtime.functions (table_oid)",
-        // One generic trigger function: one INSERT (a row per matching function), NOTIFY with an empty payload
-        // (PostgreSQL folds identical notifications, so a transaction notifies once). `*=` compares the rows'
-        // binary images, so it works for columns without an equality operator (json, point).
+        // One generic trigger function for every table.
+        captureFunction(create: "CREATE", notifyWhen: "FOUND"),
+    ]
+
+    /// The capture trigger function: one INSERT (a row per matching function), then NOTIFY with an empty payload
+    /// when `notifyWhen` holds (PostgreSQL folds identical notifications, so a transaction notifies once). `*=`
+    /// compares the rows' binary images, so it works for columns without an equality operator (json, point).
+    /// Migrations 0002 and 0004 differ only in `notifyWhen`.
+    static func captureFunction(create: String, notifyWhen: String) -> String {
         """
-        CREATE FUNCTION trigger_runtime.capture() RETURNS trigger LANGUAGE plpgsql AS $$
+        \(create) FUNCTION trigger_runtime.capture() RETURNS trigger LANGUAGE plpgsql AS $$
         DECLARE
             op text;
             before_row jsonb;
@@ -128,12 +134,12 @@ enum RuntimeSchema {
               AND (op <> 'update' OR f.columns IS NULL OR EXISTS (
                   SELECT FROM unnest(f.columns) AS c(name)
                   WHERE before_row -> c.name IS DISTINCT FROM after_row -> c.name));
-            IF FOUND THEN
+            IF \(notifyWhen) THEN
                 PERFORM pg_notify(TG_ARGV[0], '');
             END IF;
             RETURN NULL;
         END
         $$
-        """,
-    ]
+        """
+    }
 }
