@@ -1,3 +1,4 @@
+import Foundation
 import DequeModule
 import Synchronization
 
@@ -18,16 +19,38 @@ final class RunState: Sendable {
         var abandoned = false
         /// The last claim took as many as it asked for: more is probably due.
         var backlogged = false
+        /// See `lowWater`.
+        var lowWater: Int
+        /// Deliveries finished per second, as of `rateAt` (see `completionRate`).
+        var rate = 0.0
+        var rateAt = ContinuousClock.now
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// Rung by notifications, finished handlers, a short queue, reconnects and shutdown.
     let doorbell = Doorbell()
-    /// When the queue is this short and the last claim was full, a lane taking from it rings the doorbell so the
-    /// dispatcher claims more. (After a claim that was not full, notifications say when more is due.)
-    let lowWater: Int
+    /// Over how long `completionRate` averages.
+    static let rateWindow = 0.1
 
     init(lowWater: Int = 1) {
-        self.lowWater = lowWater
+        self.state = Mutex(State(lowWater: lowWater))
+    }
+
+    /// When the queue is this short and the last claim was full, a lane taking from it rings the doorbell so the
+    /// dispatcher claims more. (After a claim that was not full, notifications say when more is due.)
+    var lowWater: Int {
+        get { self.state.withLock { $0.lowWater } }
+        set { self.state.withLock { $0.lowWater = max(1, newValue) } }
+    }
+
+    /// Deliveries finished per second, recent ones weighing most: every finished delivery adds `1 / rateWindow`,
+    /// and the sum decays by `e` every `rateWindow` seconds (at a steady rate it converges to that rate).
+    var completionRate: Double {
+        self.state.withLock { Self.decayed($0.rate, since: $0.rateAt, to: .now) }
+    }
+
+    private static func decayed(_ rate: Double, since: ContinuousClock.Instant, to now: ContinuousClock.Instant) -> Double {
+        let (seconds, attoseconds) = (now - since).components
+        return rate * exp(-(Double(seconds) + Double(attoseconds) * 1e-18) / Self.rateWindow)
     }
 
     var inFlightCount: Int { self.state.withLock { $0.inFlight.count } }
@@ -82,7 +105,7 @@ final class RunState: Sendable {
         let (delivery, short) = self.state.withLock { state -> (Delivery?, Bool) in
             guard !state.draining, let delivery = state.queue.popFirst() else { return (nil, false) }
             state.queuedAt.removeFirst()
-            return (delivery, state.backlogged && state.queue.count < self.lowWater)
+            return (delivery, state.backlogged && state.queue.count < state.lowWater)
         }
         if short { self.doorbell.ring() }
         return delivery
@@ -109,8 +132,15 @@ final class RunState: Sendable {
     }
 
     func finish(_ deliveries: some Sequence<Delivery>) {
+        let now = ContinuousClock.now
         self.state.withLock { state in
-            for delivery in deliveries { _ = state.inFlight.removeValue(forKey: delivery.id) }
+            var count = 0
+            for delivery in deliveries {
+                _ = state.inFlight.removeValue(forKey: delivery.id)
+                count += 1
+            }
+            state.rate = Self.decayed(state.rate, since: state.rateAt, to: now) + Double(count) / Self.rateWindow
+            state.rateAt = now
         }
         self.doorbell.ring()
     }

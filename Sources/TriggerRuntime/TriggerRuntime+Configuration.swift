@@ -9,9 +9,9 @@ extension TriggerRuntime {
         /// Handlers run at once, at most. Each holds a pooled connection while it runs, plus one for LISTEN:
         /// keep it below the client's `maximumConnections`. Default 8.
         public var concurrency: Int = 8
-        /// Deliveries claimed per query, at most. The worker keeps up to twice this many claimed but not yet
-        /// started, and claims again when half of them are taken, so its handler slots never wait for a claim.
-        /// Default 64.
+        /// Deliveries claimed per query, at most. The worker keeps claimed but not yet started about 100 ms of work
+        /// at the rate its handlers finish, between half this and twice this, and claims again when half of that
+        /// is taken, so its handler slots never wait for a claim and slow handlers do not hoard. Default 64.
         public var batchSize: Int = 64
         /// Deliveries handled one after another in one transaction, at most (each in its own savepoint, so a
         /// failing handler rolls back only its own writes). While more deliveries are queued, a handler slot keeps
@@ -79,9 +79,14 @@ extension TriggerRuntime {
         /// at least 100 ms. A worker that dies while awake delays the other workers' notifications this long.
         var awakeFor: Duration { max(self.claimInterval * 10, .milliseconds(100)) }
 
-        /// How many claimed deliveries the worker keeps queued for its handler slots, at most (a deeper queue
-        /// measured faster: lanes find more to put in one transaction).
-        var claimAhead: Int { 2 * self.batchSize }
+        /// How many claimed deliveries the worker keeps queued for its handler slots, at most: about 100 ms of work
+        /// at the rate its handlers finish (`completionRate`, per second), between half a batch and two batches. Fast
+        /// handlers get a deep queue (larger claims, more deliveries per transaction: measured faster); slow ones
+        /// do not hoard deliveries that another worker could run meanwhile.
+        func claimAhead(completionRate: Double) -> Int {
+            let work = completionRate.isNaN ? 0 : Int(min(max(completionRate * 0.1, 0), Double(Int32.max)))
+            return min(2 * self.batchSize, max(max(1, self.batchSize / 2), work))
+        }
 
         /// Creates a configuration with the defaults.
         public init() {}

@@ -88,7 +88,7 @@ public struct TriggerRuntime: Service {
     /// Runs until cancelled or gracefully shut down.
     public func run() async throws {
         try self.configuration.validate()
-        let state = RunState(lowWater: max(1, self.configuration.claimAhead / 2))
+        let state = RunState()
         let functions = self.registry.functions.map(\.name)
         self.logger.info(
             "trigger runtime started",
@@ -118,17 +118,18 @@ public struct TriggerRuntime: Service {
     ///
     /// The queue is refilled as soon as it runs short while claims come back full (lanes ring when they take from
     /// it, and when they finish), so lanes never wait for a claim while a backlog is due; it holds at most
-    /// `claimAhead` deliveries, so a busy worker does not hoard work another worker could run. Under a steady
+    /// `claimAhead` deliveries (about 100 ms of work), so a busy worker does not hoard work another worker could run. Under a steady
     /// stream, claims are paced (`claimInterval`), and lanes start one at a time (`laneStartDelay`).
     private func dispatch(functions: [FunctionName], state: RunState) async {
         let configuration = self.configuration
-        let target = configuration.claimAhead
         await withDiscardingTaskGroup { group in
             var pacing = ClaimPacing(interval: configuration.claimInterval)
             var wakefulness = Wakefulness.asleep
             while !state.isDraining && !Task.isCancelled {
                 var wait = configuration.pollInterval
                 var claimAgain = false
+                let target = configuration.claimAhead(completionRate: state.completionRate)
+                state.lowWater = target / 2
                 let room = target - state.queuedCount
                 if !functions.isEmpty && room >= state.lowWater {
                     let now = ContinuousClock.now

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TriggerRuntime
@@ -74,5 +75,32 @@ struct DoorbellTests {
         off.claimed(5, of: 64, at: start)
         off.claimed(5, of: 64, at: start)
         #expect(off.nextClaim == nil)
+    }
+
+    @Test("the worker queues about 100 ms of work at the rate its handlers finish, between half a batch and two")
+    func claimAhead() {
+        var configuration = TriggerRuntime.Configuration()
+        configuration.batchSize = 64
+        #expect(configuration.claimAhead(completionRate: 0) == 32, "idle or slow handlers: half a batch")
+        #expect(configuration.claimAhead(completionRate: 500) == 50)
+        #expect(configuration.claimAhead(completionRate: 10_000) == 128, "fast handlers: two batches")
+        #expect(configuration.claimAhead(completionRate: .infinity) == 128)
+        configuration.batchSize = 1
+        #expect(configuration.claimAhead(completionRate: 0) == 1)
+    }
+
+    @Test("the completion rate adds finished deliveries and decays with time")
+    func completionRate() {
+        let state = RunState()
+        #expect(state.completionRate == 0)
+        let deliveries = (1...100).map {
+            Delivery(
+                id: Int64($0), function: "f", table: "t", operation: .create, documentKey: "\($0)", before: nil,
+                after: nil, committedAt: Date(), attempt: 1, leaseToken: UUID()
+            )
+        }
+        state.finish(deliveries)
+        let rate = state.completionRate
+        #expect(rate > 500 && rate <= 1000, "100 finished just now count as 1,000 per second over 100 ms")
     }
 }
