@@ -13,6 +13,8 @@ extension RuntimeSchema {
     /// writer's id is assigned before its row trigger runs, so every writer that saw the row is among them), and
     /// claims once more: nothing a writer skipped notifying for is left to the poll. A worker that dies while awake
     /// leaves a row that expires within `awakeFor`; what was captured meanwhile is found by the other workers' poll.
+    /// The row stands for the channel, not for functions: workers on one channel are expected to run the same
+    /// functions (a delivery of a function only a sleeping worker runs waits for that worker's poll).
     static let awake: [String] = [
         """
         CREATE TABLE trigger_runtime.awake_workers (
