@@ -2,6 +2,8 @@ import EmbeddedPostgres
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceLifecycle
+import TriggerRuntime
 
 extension Configuration {
     /// Runs `body` with the client configuration of the configured database; an embedded server is started first
@@ -33,11 +35,7 @@ extension Configuration {
     func withClient<T: Sendable>(logger: Logger, _ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
         try await self.withDatabase(logger: logger) { configuration in
             let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-            return try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await client.run() }
-                defer { group.cancelAll() }
-                return try await body(client)
-            }
+            return try await ServiceGroup.withRunning([client], logger: logger) { try await body(client) }
         }
     }
 

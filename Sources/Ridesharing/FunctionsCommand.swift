@@ -9,6 +9,7 @@ import HyperTrackEmulator
 import LocalStack
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 import TriggerRuntime
 
 /// `ridesharing functions …`: the functions shell.
@@ -104,9 +105,7 @@ struct FunctionsCall: AsyncParsableCommand {
         do { invocation = try FunctionsShell.parse(payload, for: function, operation: self.operation) } catch {
             throw ValidationError("\(error)")
         }
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        return try await ServiceGroup.withRunning([client], logger: logger) {
             if prepare { try await composition.prepare() }
             return try await FunctionsShell.call(function, with: invocation, client: client, logger: logger)
         }

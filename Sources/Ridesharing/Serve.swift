@@ -82,10 +82,6 @@ struct Serve: AsyncParsableCommand {
         let composition = BackendComposition(
             configuration: settings.composition(role: .all, runtime: runtime), client: client, logger: logger
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            try await composition.prepare()
-        }
+        try await ServiceGroup.withRunning([client], logger: logger) { try await composition.prepare() }
     }
 }

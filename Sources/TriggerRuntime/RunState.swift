@@ -8,9 +8,7 @@ final class RunState: Sendable {
         /// Every delivery this worker holds a lease on: queued, running or awaiting its transaction's commit.
         var inFlight: [Int64: Delivery] = [:]
         /// Claimed deliveries no lane has taken yet, in claim order.
-        var queue = Deque<Delivery>()
-        /// When each queued delivery was queued (same order as `queue`).
-        var queuedAt = Deque<ContinuousClock.Instant>()
+        var queue = Deque<(delivery: Delivery, queuedAt: ContinuousClock.Instant)>()
         /// When the last lane started.
         var laneStarted = ContinuousClock.now
         /// Lanes (transaction loops) running.
@@ -70,8 +68,7 @@ final class RunState: Sendable {
             state.backlogged = full
             for delivery in deliveries {
                 state.inFlight[delivery.id] = delivery
-                state.queue.append(delivery)
-                state.queuedAt.append(now)
+                state.queue.append((delivery, now))
             }
         }
     }
@@ -86,7 +83,7 @@ final class RunState: Sendable {
     func startLaneIfBehind(maximumLanes: Int, delay: Duration) -> (start: Bool, due: Duration?) {
         let now = ContinuousClock.now
         return self.state.withLock { state in
-            guard !state.draining, state.lanes < maximumLanes, let oldest = state.queuedAt.first else {
+            guard !state.draining, state.lanes < maximumLanes, let oldest = state.queue.first?.queuedAt else {
                 return (false, nil)
             }
             let waited = now - oldest
@@ -103,8 +100,7 @@ final class RunState: Sendable {
     /// The next queued delivery for a lane, or `nil` (nothing queued, or draining).
     func next() -> Delivery? {
         let (delivery, short) = self.state.withLock { state -> (Delivery?, Bool) in
-            guard !state.draining, let delivery = state.queue.popFirst() else { return (nil, false) }
-            state.queuedAt.removeFirst()
+            guard !state.draining, let delivery = state.queue.popFirst()?.delivery else { return (nil, false) }
             return (delivery, state.backlogged && state.queue.count < state.lowWater)
         }
         if short { self.doorbell.ring() }
@@ -124,9 +120,8 @@ final class RunState: Sendable {
     /// Takes every queued delivery out (shutdown): the caller hands them back.
     func takeQueued() -> [Delivery] {
         self.state.withLock { state in
-            let queued = Array(state.queue)
+            let queued = state.queue.map(\.delivery)
             state.queue.removeAll()
-            state.queuedAt.removeAll()
             return queued
         }
     }

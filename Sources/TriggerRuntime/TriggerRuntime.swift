@@ -180,14 +180,7 @@ public struct TriggerRuntime: Service {
             }
             if case .asleep = wakefulness {} else {
                 // Writers notify again from now on; the notification wakes the other workers for what was skipped.
-                do {
-                    _ = try await self.store.withdrawAwake(owner: configuration.workerID, channel: configuration.channel)
-                } catch {
-                    self.logger.warning(
-                        "could not withdraw the awake declaration; it expires by itself",
-                        metadata: ["error": "\(String(reflecting: error))"]
-                    )
-                }
+                _ = await self.withdrawAwake()
             }
             let queued = state.takeQueued()
             if !queued.isEmpty {
@@ -273,6 +266,21 @@ extension TriggerRuntime {
         return (try? await self.store.horizonPassed(horizon)) ?? false
     }
 
+    /// Withdraws this worker's awake declaration (and notifies); returns the horizon, or `nil` if that failed (the
+    /// declaration then expires by itself).
+    func withdrawAwake() async -> Int64? {
+        do {
+            return try await self.store.withdrawAwake(
+                owner: self.configuration.workerID, channel: self.configuration.channel)
+        } catch {
+            self.logger.warning(
+                "could not withdraw the awake declaration; it expires by itself",
+                metadata: ["error": "\(String(reflecting: error))"]
+            )
+            return nil
+        }
+    }
+
     /// Declares, renews or withdraws wakefulness after a claim (`finalClaim`: see `isSettled`).
     func wakefulness(
         after current: Wakefulness,
@@ -300,17 +308,7 @@ extension TriggerRuntime {
         case .asleep:
             return .asleep
         case .awake:
-            do {
-                let horizon = try await self.store.withdrawAwake(
-                    owner: configuration.workerID, channel: configuration.channel)
-                return .settling(horizon: horizon, since: now)
-            } catch {
-                self.logger.warning(
-                    "could not withdraw the awake declaration; it expires by itself",
-                    metadata: ["error": "\(String(reflecting: error))"]
-                )
-                return .settling(horizon: nil, since: now)
-            }
+            return .settling(horizon: await self.withdrawAwake(), since: now)
         case .settling:
             guard finalClaim else { return current }
             self.logger.debug("settled: writers notify again")
