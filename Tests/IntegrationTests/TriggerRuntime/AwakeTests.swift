@@ -5,14 +5,6 @@ import TriggerRuntime
 
 @Suite("Writers skip NOTIFY while a worker is awake", .timeLimit(.minutes(5)))
 struct AwakeTests {
-    static func registry(_ handled: Observations<Int>) -> FunctionRegistry {
-        var registry = FunctionRegistry()
-        registry.register("count", on: .create("items"), as: Item.self) { change, _ in
-            handled.append(try #require(change.after).id)
-        }
-        return registry
-    }
-
     /// Listens on the runtime's channel during `body`, recording each notification's payload (`"listening"` first).
     static func withListener<T: Sendable>(
         client: PostgresClient,
@@ -36,7 +28,7 @@ struct AwakeTests {
 
     @Test("the capture trigger skips its NOTIFY only for an unexpired declaration on its channel, in READ COMMITTED")
     func captureSkipsNotify() async throws {
-        let registry = Self.registry(Observations<Int>())
+        let registry = ListenTests.registry(Observations<Int>())
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
             try await Self.withListener(client: client) { payloads in
@@ -92,7 +84,7 @@ struct AwakeTests {
     @Test("under a steady stream the worker declares itself awake; when the stream stops it settles without the poll")
     func steadyStreamSettles() async throws {
         let handled = Observations<Int>()
-        let registry = Self.registry(handled)
+        let registry = ListenTests.registry(handled)
         let (logger, logs) = Logger.capturing()
         try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
             // The poll would take ten minutes: only notifications and paced claims can deliver within the test.

@@ -5,6 +5,7 @@ import TriggerRuntime
 
 @Suite("TriggerRuntime wake-ups", .timeLimit(.minutes(5)))
 struct ListenTests {
+    /// One function, `count`, on `items` inserts: records each inserted id in `handled`.
     static func registry(_ handled: Observations<Int>) -> FunctionRegistry {
         var registry = FunctionRegistry()
         registry.register("count", on: .create("items"), as: Item.self) { change, _ in
