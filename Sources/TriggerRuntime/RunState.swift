@@ -46,7 +46,11 @@ final class RunState: Sendable {
         self.state.withLock { Self.decayed($0.rate, since: $0.rateAt, to: .now) }
     }
 
-    private static func decayed(_ rate: Double, since: ContinuousClock.Instant, to now: ContinuousClock.Instant) -> Double {
+    private static func decayed(
+        _ rate: Double,
+        since: ContinuousClock.Instant,
+        to now: ContinuousClock.Instant
+    ) -> Double {
         let (seconds, attoseconds) = (now - since).components
         return rate * exp(-(Double(seconds) + Double(attoseconds) * 1e-18) / Self.rateWindow)
     }

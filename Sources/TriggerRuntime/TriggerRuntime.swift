@@ -118,8 +118,9 @@ public struct TriggerRuntime: Service {
     ///
     /// The queue is refilled as soon as it runs short while claims come back full (lanes ring when they take from
     /// it, and when they finish), so lanes never wait for a claim while a backlog is due; it holds at most
-    /// `claimAhead` deliveries (about 100 ms of work), so a busy worker does not hoard work another worker could run. Under a steady
-    /// stream, claims are paced (`claimInterval`), and lanes start one at a time (`laneStartDelay`).
+    /// `claimAhead` deliveries (about 100 ms of work), so a busy worker does not hoard work another worker could
+    /// run. Under a steady stream, claims are paced (`claimInterval`), and lanes start one at a time
+    /// (`laneStartDelay`).
     private func dispatch(functions: [FunctionName], state: RunState) async {
         let configuration = self.configuration
         await withDiscardingTaskGroup { group in
@@ -299,7 +300,10 @@ extension TriggerRuntime {
                 }
                 return .awake(renewed: now)
             } catch {
-                self.logger.warning("could not declare the worker awake", metadata: ["error": "\(String(reflecting: error))"])
+                self.logger.warning(
+                    "could not declare the worker awake",
+                    metadata: ["error": "\(String(reflecting: error))"]
+                )
                 // It may have committed: settle as if it had.
                 return .settling(horizon: nil, since: now)
             }

@@ -3,7 +3,8 @@ extension TriggerRuntime {
     public static let migrationGroup = "trigger_runtime"
 
     /// The runtime's own migrations (schema `trigger_runtime`): the delivery queue, the done log, the function
-    /// bindings, the workers that claim on a schedule, and the `capture()` and `claim()` functions. Pass them to `Migrator` before the application's.
+    /// bindings, the workers that claim on a schedule, and the `capture()` and `claim()` functions. Pass them to
+    /// `Migrator` before the application's.
     public static var migrations: [Migration] {
         [
             Migration(group: migrationGroup, name: "0001_create_queue", statements: RuntimeSchema.queue),
