@@ -105,8 +105,8 @@ enum RuntimeBenchmarks {
         report.notes.append(
             "Runtime rows use concurrency \(worker.concurrency), claim batch \(worker.batchSize), up to "
                 + "\(worker.transactionBatchSize) deliveries per transaction (each in its own savepoint, marked done in "
-                + "that transaction), claims under a steady stream at least \(Self.milliseconds(worker.claimInterval)) ms "
-                + "apart, lanes started \(Self.milliseconds(worker.laneStartDelay)) ms apart while deliveries wait, "
+                + "that transaction), claims under a steady stream at least \(worker.claimInterval.seconds * 1000) ms "
+                + "apart, lanes started \(worker.laneStartDelay.seconds * 1000) ms apart while deliveries wait, "
                 + "synchronous completion \(worker.synchronousCompletion ? "on" : "off"), LISTEN on, and a no-op handler "
                 + "that decodes the row."
         )
@@ -153,11 +153,6 @@ enum RuntimeBenchmarks {
             logger: logger
         )
         return sent
-    }
-
-    static func milliseconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) * 1000 + Double(attoseconds) / 1e15
     }
 
     static func clearQueue(_ database: BenchDatabase) async throws {

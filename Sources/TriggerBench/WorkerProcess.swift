@@ -25,8 +25,8 @@ enum WorkerProcess {
             "--concurrency", String(worker.concurrency), "--batch-size", String(worker.batchSize),
             "--transaction-batch-size", String(worker.transactionBatchSize),
             "--synchronous-completion", worker.synchronousCompletion ? "on" : "off",
-            "--claim-interval-ms", String(Int(RuntimeBenchmarks.milliseconds(worker.claimInterval))),
-            "--lane-start-delay-us", String(Int(RuntimeBenchmarks.milliseconds(worker.laneStartDelay) * 1000)),
+            "--claim-interval-ms", String(Int(worker.claimInterval.seconds * 1000)),
+            "--lane-start-delay-us", String(Int(worker.laneStartDelay.seconds * 1_000_000)),
         ]
         let output = Pipe()
         process.standardOutput = output

@@ -183,19 +183,21 @@ package struct PostgresOutboxStore: OutboxStore {
 
     /// The horizon is read by a second statement, after the deletion committed.
     package func withdrawAwake(owner: String, channel: String) async throws -> Int64 {
-        try await self.client.query(
-            """
-            WITH gone AS (DELETE FROM trigger_runtime.awake_workers WHERE worker = \(owner))
-            SELECT pg_notify(\(channel), '')
-            """,
-            logger: self.logger
-        )
-        let rows = try await self.client.query(
-            "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::int8",
-            logger: self.logger
-        )
-        for try await horizon in rows.decode(Int64.self) { return horizon }
-        return .max  // no row (cannot happen): a horizon that never passes; settling ends at its time limit
+        try await self.client.withConnectionClosedOnFailure { connection in
+            try await connection.query(
+                """
+                WITH gone AS (DELETE FROM trigger_runtime.awake_workers WHERE worker = \(owner))
+                SELECT pg_notify(\(channel), '')
+                """,
+                logger: self.logger
+            )
+            let rows = try await connection.query(
+                "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::int8",
+                logger: self.logger
+            )
+            for try await horizon in rows.decode(Int64.self) { return horizon }
+            return .max  // no row (cannot happen): a horizon that never passes; settling ends at its time limit
+        }
     }
 
     package func horizonPassed(_ horizon: Int64) async throws -> Bool {

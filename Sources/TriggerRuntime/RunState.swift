@@ -18,20 +18,16 @@ final class RunState: Sendable {
         /// The last claim took as many as it asked for: more is probably due.
         var backlogged = false
         /// See `lowWater`.
-        var lowWater: Int
+        var lowWater = 1
         /// Deliveries finished per second, as of `rateAt` (see `completionRate`).
         var rate = 0.0
         var rateAt = ContinuousClock.now
     }
-    private let state: Mutex<State>
+    private let state = Mutex(State())
     /// Rung by notifications, finished handlers, a short queue, reconnects and shutdown.
     let doorbell = Doorbell()
     /// Over how long `completionRate` averages.
     static let rateWindow = 0.1
-
-    init(lowWater: Int = 1) {
-        self.state = Mutex(State(lowWater: lowWater))
-    }
 
     /// When the queue is this short and the last claim was full, a lane taking from it rings the doorbell so the
     /// dispatcher claims more. (After a claim that was not full, notifications say when more is due.)
@@ -51,8 +47,7 @@ final class RunState: Sendable {
         since: ContinuousClock.Instant,
         to now: ContinuousClock.Instant
     ) -> Double {
-        let (seconds, attoseconds) = (now - since).components
-        return rate * exp(-(Double(seconds) + Double(attoseconds) * 1e-18) / Self.rateWindow)
+        rate * exp(-(now - since).secondsValue / Self.rateWindow)
     }
 
     var inFlightCount: Int { self.state.withLock { $0.inFlight.count } }

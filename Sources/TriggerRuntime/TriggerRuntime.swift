@@ -133,35 +133,10 @@ public struct TriggerRuntime: Service {
                 state.lowWater = target / 2
                 let room = target - state.queuedCount
                 if !functions.isEmpty && room >= state.lowWater {
-                    let now = ContinuousClock.now
-                    if let due = pacing.nextClaim, due > now {
-                        wait = min(wait, due - now)
-                    } else {
-                        let finalClaim = await self.isSettled(wakefulness, now: now)
-                        do {
-                            let limit = min(configuration.batchSize, room)
-                            let claimed = try await self.store.claim(
-                                limit: limit,
-                                functions: functions,
-                                owner: configuration.workerID,
-                                lease: configuration.leaseDuration
-                            )
-                            pacing.claimed(claimed.count, of: limit, at: now)
-                            state.enqueue(claimed, full: claimed.count == limit)
-                            wakefulness = await self.wakefulness(
-                                after: wakefulness, pacing: pacing, finalClaim: finalClaim, now: now)
-                            if claimed.count == limit {
-                                claimAgain = true
-                            } else if claimed.isEmpty && state.inFlightCount == 0,
-                                // Running handlers ring when they finish; look ahead only when idle.
-                                let due = try await self.store.secondsUntilNextDue(functions: functions)
-                            {
-                                wait = min(wait, .nanoseconds(Int64(max(due, 0) * 1e9)))
-                            }
-                        } catch {
-                            self.logger.error("claim failed", metadata: ["error": "\(String(reflecting: error))"])
-                        }
-                    }
+                    let claim = await self.claim(
+                        room: room, functions: functions, state: state, pacing: &pacing, wakefulness: &wakefulness)
+                    claimAgain = claim.again
+                    if let due = claim.wait { wait = min(wait, due) }
                 }
                 // At most one new lane per queued delivery (with `laneStartDelay` zero every check would say yes).
                 for _ in 0..<state.queuedCount {
@@ -209,6 +184,46 @@ public struct TriggerRuntime: Service {
                 group.cancelAll()
             }
         }
+    }
+}
+
+extension TriggerRuntime {
+    /// Claims up to `room` deliveries into the queue (unless paced claims are not due yet), keeping the pacing and
+    /// the wakefulness up to date. Returns whether to claim again at once (the claim was full), or how long the
+    /// dispatcher may wait at most before the next claim is due (`nil`: until rung or polled).
+    private func claim(
+        room: Int,
+        functions: [FunctionName],
+        state: RunState,
+        pacing: inout ClaimPacing,
+        wakefulness: inout Wakefulness
+    ) async -> (again: Bool, wait: Duration?) {
+        let configuration = self.configuration
+        let now = ContinuousClock.now
+        if let due = pacing.nextClaim, due > now { return (false, due - now) }
+        let finalClaim = await self.isSettled(wakefulness, now: now)
+        do {
+            let limit = min(configuration.batchSize, room)
+            let claimed = try await self.store.claim(
+                limit: limit,
+                functions: functions,
+                owner: configuration.workerID,
+                lease: configuration.leaseDuration
+            )
+            pacing.claimed(claimed.count, of: limit, at: now)
+            state.enqueue(claimed, full: claimed.count == limit)
+            wakefulness = await self.wakefulness(after: wakefulness, pacing: pacing, finalClaim: finalClaim, now: now)
+            if claimed.count == limit { return (true, nil) }
+            // Running handlers ring when they finish; look ahead only when idle.
+            if claimed.isEmpty && state.inFlightCount == 0,
+                let due = try await self.store.secondsUntilNextDue(functions: functions)
+            {
+                return (false, .nanoseconds(Int64(max(due, 0) * 1e9)))
+            }
+        } catch {
+            self.logger.error("claim failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+        return (false, nil)
     }
 }
 
@@ -263,8 +278,16 @@ extension TriggerRuntime {
         guard case .settling(let horizon, let since) = wakefulness else { return false }
         guard let horizon else { return now - since >= self.configuration.awakeFor }
         if now - since >= self.configuration.pollInterval { return true }
-        // A failed check keeps the worker settling (up to the limit above).
-        return (try? await self.store.horizonPassed(horizon)) ?? false
+        do {
+            return try await self.store.horizonPassed(horizon)
+        } catch {
+            // The worker keeps settling (claiming every interval) up to the limit above.
+            self.logger.warning(
+                "could not check whether the writers that skipped their NOTIFY have finished",
+                metadata: ["error": "\(String(reflecting: error))"]
+            )
+            return false
+        }
     }
 
     /// Withdraws this worker's awake declaration (and notifies); returns the horizon, or `nil` if that failed (the

@@ -37,6 +37,11 @@ actor InMemoryOutboxStore: OutboxStore {
         return id
     }
 
+    /// Records one delivery of `function` per number `n` in `numbers`: document `doc<n>`, row `{"n": <n>}`.
+    func emit(_ function: FunctionName, numbered numbers: ClosedRange<Int>) {
+        for n in numbers { self.emit(function, key: "doc\(n)", after: #"{"n": \#(n)}"#) }
+    }
+
     func lastError(_ id: Int64) -> String? { self.rows[id]?.lastError }
 
     /// Returns once `count` deliveries were settled done (counted from the first call's subscription).

@@ -98,7 +98,7 @@ struct RunLoopTests {
         let store = InMemoryOutboxStore()
         var registry = FunctionRegistry()
         registry.register("fast", on: .create("t"), as: Payload.self) { _, _ in }
-        for n in 1...20 { await store.emit("fast", key: "doc\(n)", after: #"{"n": \#(n)}"#) }
+        await store.emit("fast", numbered: 1...20)
         var configuration = Self.configuration()
         configuration.laneStartDelay = .seconds(60)  // a second lane only if the first stalled that long
         configuration.transactionWindow = .seconds(60)
@@ -118,7 +118,7 @@ struct RunLoopTests {
         registry.register("slow", on: .create("t"), as: Payload.self) { _, _ in
             await barrier.arrive()
         }
-        for n in 1...4 { await store.emit("slow", key: "doc\(n)", after: #"{"n": \#(n)}"#) }
+        await store.emit("slow", numbered: 1...4)
         var configuration = Self.configuration()
         configuration.laneStartDelay = .milliseconds(1)
         let registered = registry
@@ -136,9 +136,9 @@ struct RunLoopTests {
         // full batch, never one) until 100 have been captured.
         registry.register("chain", on: .create("t"), as: Payload.self) { change, _ in
             let n = try #require(change.after).n
-            if n + 4 <= 100 { await store.emit("chain", key: "doc\(n + 4)", after: #"{"n": \#(n + 4)}"#) }
+            if n + 4 <= 100 { await store.emit("chain", numbered: (n + 4)...(n + 4)) }
         }
-        for n in 1...4 { await store.emit("chain", key: "doc\(n)", after: #"{"n": \#(n)}"#) }
+        await store.emit("chain", numbered: 1...4)
         var configuration = Self.configuration()
         configuration.claimInterval = .milliseconds(2)
         let registered = registry
