@@ -1,0 +1,71 @@
+extension Setting {
+    static let hyperTrackAccountID = Setting(
+        "hypertrack.accountId", "HYPERTRACK_ACCOUNT_ID", group: .backend,
+        "HyperTrack account id; required by roles that run the worker, `--api-only` needs it only if set at all."
+    )
+    static let hyperTrackSecretKey = Setting(
+        "hypertrack.secretKey", "HYPERTRACK_SECRET_KEY", secret: true, group: .backend,
+        "HyperTrack secret key; required with the account id."
+    )
+    static let hyperTrackBaseURL = Setting(
+        "hypertrack.baseUrl", "HYPERTRACK_BASE_URL", default: .value("https://v3.api.hypertrack.com"),
+        group: .backend, "HyperTrack's API; the emulator's URL in tests and on laptops."
+    )
+    static let hyperTrackWebhookSecret = Setting(
+        "hypertrack.webhookSecret", "HYPERTRACK_WEBHOOK_SECRET", default: .computed("the secret key"), secret: true,
+        group: .backend, "HMAC secret of incoming webhooks."
+    )
+    static let hyperTrackAcceptUnsigned = Setting(
+        "hypertrack.acceptUnsignedWebhooks", "HYPERTRACK_ACCEPT_UNSIGNED_WEBHOOKS", default: .value("false"),
+        .boolean, group: .backend, "Accept webhooks without a valid signature (development only)."
+    )
+    static let httpHost = Setting(
+        "http.host", "HTTP_HOST", default: .value("127.0.0.1"), group: .backend,
+        "Listen address of the HTTP API; set `0.0.0.0` in containers."
+    )
+    static let httpPort = Setting(
+        "http.port", "HTTP_PORT", default: .value("8080"), .integer(0...65535), group: .backend,
+        "Port of the HTTP API; 0 picks a free one (logged as `http.port` in the \"HTTP listening\" line)."
+    )
+    static let tripDestinationRadius = Setting(
+        "trip.destinationRadiusM", "TRIP_DESTINATION_RADIUS_M", default: .value("100"), .integer(1...100_000),
+        group: .backend, "Trip destination geofence in metres."
+    )
+    static let dispatchRadius = Setting(
+        "dispatch.radiusM", "DISPATCH_RADIUS_M", default: .value("5000"), .integer(1...1_000_000), group: .backend,
+        "Drivers offered an order are within this many metres."
+    )
+    static let dispatchOfferCount = Setting(
+        "dispatch.offerCount", "DISPATCH_OFFER_COUNT", default: .value("5"), .integer(1...100), group: .backend,
+        "Drivers offered each order."
+    )
+    static let dispatchUseNearbyAPI = Setting(
+        "dispatch.useNearbyApi", "DISPATCH_USE_NEARBY_API", default: .value("false"), .boolean, group: .backend,
+        "Ask HyperTrack's Nearby API instead of the last known positions."
+    )
+    static let tariffCurrency = Setting(
+        "tariff.currency", "TARIFF_CURRENCY", default: .value("EUR"), group: .backend, "Currency of fares."
+    )
+    static let tariffBase = Setting(
+        "tariff.base", "TARIFF_BASE", default: .value("250"), .integer(0...1_000_000), group: .backend,
+        "Base fare in minor units."
+    )
+    static let tariffPerKilometre = Setting(
+        "tariff.perKm", "TARIFF_PER_KM", default: .value("120"), .integer(0...1_000_000), group: .backend,
+        "Fare per kilometre in minor units."
+    )
+    static let tariffPerMinute = Setting(
+        "tariff.perMinute", "TARIFF_PER_MINUTE", default: .value("30"), .integer(0...1_000_000), group: .backend,
+        "Fare per minute in minor units."
+    )
+    static let tariffMinimum = Setting(
+        "tariff.minimum", "TARIFF_MINIMUM", default: .value("500"), .integer(0...1_000_000), group: .backend,
+        "Minimum fare in minor units."
+    )
+
+    static let backend: [Setting] = [
+        .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackWebhookSecret,
+        .hyperTrackAcceptUnsigned, .httpHost, .httpPort, .tripDestinationRadius, .dispatchRadius, .dispatchOfferCount,
+        .dispatchUseNearbyAPI, .tariffCurrency, .tariffBase, .tariffPerKilometre, .tariffPerMinute, .tariffMinimum,
+    ]
+}
