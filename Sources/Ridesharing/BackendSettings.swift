@@ -6,7 +6,8 @@ import HyperTrackAPI
 import Logging
 import TriggerRuntime
 
-/// The backend's settings from the environment: HyperTrack, the HTTP API, pricing, dispatch and webhooks.
+/// The backend's settings (HyperTrack, the HTTP API, pricing, dispatch and webhooks), read from the ``Setting``
+/// declarations through a ``SettingsReader``; the HyperTrack client gets a plain configuration built here.
 struct BackendSettings: Sendable {
     /// HyperTrack's client settings; `nil` when no credentials are set.
     var hyperTrack: HyperTrackClient.Configuration?
@@ -17,72 +18,48 @@ struct BackendSettings: Sendable {
     var httpPort: Int
 
     /// The variables read here, with their defaults, for `--help`.
-    static var variables: String { ConfigurationVariables.help(.backend) }
+    static var variables: String { Setting.environmentHelp(.backend) }
 
     /// Reads the settings; throws `Configuration.Invalid` naming the variable that is wrong.
     /// - Parameters:
-    ///   - environment: The variables.
+    ///   - settings: The flags, environment and settings file.
     ///   - requireHyperTrack: Fail when HyperTrack credentials are missing (the worker and API need them).
-    init(environment: [String: String], requireHyperTrack: Bool) throws {
-        try self.init(environment: EnvironmentReader(environment), requireHyperTrack: requireHyperTrack)
-    }
-
-    /// Reads the settings through `environment` (which records what is read).
-    init(environment: EnvironmentReader, requireHyperTrack: Bool) throws {
-        func value(_ key: String) -> String? {
-            environment[key].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
-        }
-        func integer(_ key: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
-            guard let text = value(key) else { return fallback }
-            guard let number = Int(text), range.contains(number) else {
+    init(_ settings: SettingsReader, requireHyperTrack: Bool) throws {
+        let accountID = try settings.optionalString(.hyperTrackAccountID)
+        let secretKey = try settings.optionalString(.hyperTrackSecretKey)
+        if accountID != nil || secretKey != nil || requireHyperTrack {
+            guard let accountID, let secretKey else {
+                let missing = accountID == nil ? Setting.hyperTrackAccountID : Setting.hyperTrackSecretKey
                 throw Configuration.Invalid(
-                    description: "\(key) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\""
+                    description: "\(missing) is not set; the worker and the API call HyperTrack (for a laptop, "
+                        + "`ridesharing local` runs the HyperTrack emulator and sets these)"
                 )
             }
-            return number
-        }
-        func boolean(_ key: String) throws -> Bool {
-            guard let text = value(key) else { return false }
-            guard let flag = Bool(text.lowercased()) else {
-                throw Configuration.Invalid(description: "\(key) must be true or false, got \"\(text)\"")
-            }
-            return flag
-        }
-
-        if value("HYPERTRACK_ACCOUNT_ID") != nil || value("HYPERTRACK_SECRET_KEY") != nil || requireHyperTrack {
-            do {
-                let names = ["HYPERTRACK_BASE_URL", "HYPERTRACK_ACCOUNT_ID", "HYPERTRACK_SECRET_KEY"]
-                self.hyperTrack = try HyperTrackClient.Configuration.fromEnvironment(
-                    Dictionary(uniqueKeysWithValues: names.compactMap { name in environment[name].map { (name, $0) } })
-                )
-            } catch {
-                throw Configuration.Invalid(
-                    description: "\(error); the worker and the API call HyperTrack (for a laptop, `ridesharing local` "
-                        + "runs the HyperTrack emulator and sets these)"
-                )
-            }
+            self.hyperTrack = HyperTrackClient.Configuration(
+                baseURL: try settings.string(.hyperTrackBaseURL), accountID: accountID, secretKey: secretKey
+            )
         } else {
             self.hyperTrack = nil
         }
         var backend = Functions.Backend.Configuration()
-        backend.destinationRadius = try integer("TRIP_DESTINATION_RADIUS_M", default: 100, range: 1...100_000)
-        backend.dispatch.radius = Double(try integer("DISPATCH_RADIUS_M", default: 5000, range: 1...1_000_000))
-        backend.dispatch.offerCount = try integer("DISPATCH_OFFER_COUNT", default: 5, range: 1...100)
-        backend.dispatch.useNearbyAPI = try boolean("DISPATCH_USE_NEARBY_API")
+        backend.destinationRadius = try settings.integer(.tripDestinationRadius)
+        backend.dispatch.radius = Double(try settings.integer(.dispatchRadius))
+        backend.dispatch.offerCount = try settings.integer(.dispatchOfferCount)
+        backend.dispatch.useNearbyAPI = try settings.boolean(.dispatchUseNearbyAPI)
         backend.tariff = Tariff(
-            currency: value("TARIFF_CURRENCY") ?? "EUR",
-            base: try integer("TARIFF_BASE", default: 250, range: 0...1_000_000),
-            perKilometre: try integer("TARIFF_PER_KM", default: 120, range: 0...1_000_000),
-            perMinute: try integer("TARIFF_PER_MINUTE", default: 30, range: 0...1_000_000),
-            minimum: try integer("TARIFF_MINIMUM", default: 500, range: 0...1_000_000)
+            currency: try settings.string(.tariffCurrency),
+            base: try settings.integer(.tariffBase),
+            perKilometre: try settings.integer(.tariffPerKilometre),
+            perMinute: try settings.integer(.tariffPerMinute),
+            minimum: try settings.integer(.tariffMinimum)
         )
         backend.webhook = .init(
-            secret: value("HYPERTRACK_WEBHOOK_SECRET") ?? self.hyperTrack?.secretKey,
-            acceptUnsigned: try boolean("HYPERTRACK_ACCEPT_UNSIGNED_WEBHOOKS")
+            secret: try settings.optionalString(.hyperTrackWebhookSecret) ?? self.hyperTrack?.secretKey,
+            acceptUnsigned: try settings.boolean(.hyperTrackAcceptUnsigned)
         )
         self.backend = backend
-        self.httpHost = value("HTTP_HOST") ?? "127.0.0.1"
-        self.httpPort = try integer("HTTP_PORT", default: 8080, range: 0...65535)
+        self.httpHost = try settings.string(.httpHost)
+        self.httpPort = try settings.integer(.httpPort)
     }
 }
 

@@ -28,7 +28,7 @@ struct Events: AsyncParsableCommand {
         var limit = 50
 
         func run() async throws {
-            let (configuration, logger) = try Events.setUp(self.global)
+            let (configuration, logger) = try await Events.setUp(self.global)
             let function = self.function.map { FunctionName($0) }
             let (dead, done, limit) = (self.dead, self.done, self.limit)
             let records = try await configuration.withClient(logger: logger) { client in
@@ -49,7 +49,7 @@ struct Events: AsyncParsableCommand {
         var id: Int64
 
         func run() async throws {
-            let (configuration, logger) = try Events.setUp(self.global)
+            let (configuration, logger) = try await Events.setUp(self.global)
             let id = self.id
             let record = try await configuration.withClient(logger: logger) { client in
                 try await DeliveryAdmin(client: client, channel: configuration.runtime.channel, logger: logger).show(id)
@@ -80,7 +80,7 @@ struct Events: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let (configuration, logger) = try Events.setUp(self.global)
+            let (configuration, logger) = try await Events.setUp(self.global)
             let (id, function) = (self.id, self.function.map { FunctionName($0) })
             let message = try await configuration.withClient(logger: logger) { client in
                 let admin = DeliveryAdmin(client: client, channel: configuration.runtime.channel, logger: logger)
@@ -94,8 +94,8 @@ struct Events: AsyncParsableCommand {
         }
     }
 
-    static func setUp(_ global: GlobalOptions) throws -> (Configuration, Logger) {
-        let configuration = try Configuration(global: global, environment: ProcessInfo.processInfo.environment)
+    static func setUp(_ global: GlobalOptions) async throws -> (Configuration, Logger) {
+        let configuration = try Configuration(try await global.settings(), embeddedPostgres: global.embeddedPostgres)
         Bootstrap.logging(configuration)
         return (configuration, configuration.logger())
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import HyperTrackEmulator
 import LocalStack
@@ -15,14 +16,15 @@ struct Local: AsyncParsableCommand {
             Uses DATABASE_URL (or --database-url) when given, else a PostgreSQL in <data>/pg (created on first run). \
             The emulator's state is saved to <data>/emulator on Ctrl-C/SIGTERM and loaded at the next start; \
             --fresh deletes both first. While running, <data>/stack.json tells `ridesharing functions call` where \
-            everything is. Backend settings (tariff, dispatch) come from the environment: \(BackendSettings.variables).
+            everything is. Backend settings (tariff, dispatch) come from the environment or CONFIG_FILE: \
+            \(BackendSettings.variables).
             """
     )
 
-    @Option(name: .customLong("database-url"), help: "postgres://user:password@host:port/database (env: DATABASE_URL).")
+    @Option(name: Setting.databaseURL.flagName, help: Setting.databaseURL.flagHelp)
     var databaseURL: String?
 
-    @Option(help: "Log level (env: LOG_LEVEL; default info).")
+    @Option(name: Setting.logLevel.flagName, help: Setting.logLevel.flagHelp)
     var logLevel: String?
 
     @Flag(help: "Delete the local database and the emulator's state first.")
@@ -48,15 +50,18 @@ struct Local: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let global = try GlobalOptions.parse(
-            (self.databaseURL.map { ["--database-url", $0] } ?? []) + (self.logLevel.map { ["--log-level", $0] } ?? [])
+        let flags: [Setting: ConfigContent?] = [
+            .databaseURL: self.databaseURL.map(ConfigContent.string),
+            .logLevel: self.logLevel.map(ConfigContent.string),
+        ]
+        let values = try await SettingsReader.load(
+            flags: flags.compactMapValues { $0 }, environment: ProcessInfo.processInfo.environment
         )
-        let configuration = try Configuration(global: global, worker: try WorkerOptions.parse([]), environment: environment)
+        let configuration = try Configuration(values)
         Bootstrap.logging(configuration)
         let metrics = Bootstrap.metrics()
         let logger = configuration.logger()
-        let settings = try BackendSettings(environment: environment, requireHyperTrack: false)
+        let settings = try BackendSettings(values, requireHyperTrack: false)
         let url: String? = if case .url(let url) = configuration.database { url } else { nil }
         if self.fresh {
             for directory in [LocalData.postgresDirectory(self.data), LocalData.emulatorDirectory(self.data)]

@@ -17,10 +17,14 @@ struct Migrate: AsyncParsableCommand {
     var dryRun = false
 
     func run() async throws {
-        let configuration = try Configuration(global: self.global, environment: ProcessInfo.processInfo.environment)
+        let values = try await self.global.settings()
+        let configuration = try Configuration(values, embeddedPostgres: self.global.embeddedPostgres)
+        let settings = try BackendSettings(values, requireHyperTrack: false)
         Bootstrap.logging(configuration)
         let logger = configuration.logger()
-        let pending = try await Self.migrate(configuration: configuration, dryRun: self.dryRun, logger: logger)
+        let pending = try await Self.migrate(
+            configuration: configuration, settings: settings, dryRun: self.dryRun, logger: logger
+        )
         if self.dryRun {
             print(pending.isEmpty ? "up to date" : "pending:")
             for migration in pending { print("  \(migration.group)/\(migration.name)") }
@@ -31,9 +35,10 @@ struct Migrate: AsyncParsableCommand {
     }
 
     /// Migrates (or with `dryRun` reports) and installs triggers; returns the pending migrations found.
-    static func migrate(configuration: Configuration, dryRun: Bool, logger: Logger) async throws -> [Migration] {
+    static func migrate(
+        configuration: Configuration, settings: BackendSettings, dryRun: Bool, logger: Logger
+    ) async throws -> [Migration] {
         try await configuration.withClient(logger: logger) { client in
-            let settings = try BackendSettings(environment: ProcessInfo.processInfo.environment, requireHyperTrack: false)
             let composition = BackendComposition(
                 configuration: settings.composition(role: .all, runtime: configuration.runtime),
                 client: client, logger: logger

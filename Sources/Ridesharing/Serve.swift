@@ -15,8 +15,8 @@ struct Serve: AsyncParsableCommand {
             Roles: both (default), --worker-only (the worker; its HTTP port serves only /healthz, /readyz, /metrics), \
             --api-only (the HTTP API and /metrics, no worker). Every role serves /metrics (Prometheus text format) \
             on HTTP_HOST:HTTP_PORT.
-            Backend settings come from the environment: \(BackendSettings.variables).
-            Worker settings come from the flags below or \(ConfigurationVariables.help(.worker)).
+            Backend settings come from the environment or the settings file: \(BackendSettings.variables).
+            Worker settings come from the flags below or \(Setting.environmentHelp(.worker)).
             """
     )
 
@@ -41,10 +41,10 @@ struct Serve: AsyncParsableCommand {
     var role: ServerRole { self.workerOnly ? .worker : self.apiOnly ? .api : .all }
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let configuration = try Configuration(global: self.global, worker: self.worker, environment: environment)
+        let values = try await self.global.settings(worker: self.worker)
+        let configuration = try Configuration(values, embeddedPostgres: self.global.embeddedPostgres)
         let role = self.role
-        let settings = try BackendSettings(environment: environment, requireHyperTrack: role.runsWorker)
+        let settings = try BackendSettings(values, requireHyperTrack: role.runsWorker)
         Bootstrap.logging(configuration)
         let metrics = Bootstrap.metrics()
         let logger = configuration.logger()

@@ -1,7 +1,11 @@
+import ArgumentParser
 import Foundation
 import Testing
 
-/// Bad role flags and bad logging settings are refused at start with a message naming them; nothing runs.
+@testable import Ridesharing
+
+/// Bad role flags and bad settings are refused at start with a message naming them; nothing runs. The help the
+/// binary prints is the declarations'.
 @Suite("Deploy: serve's roles and logging settings on the command line")
 struct CommandLineTests {
     /// Runs the binary to completion; returns (status, standard error).
@@ -38,5 +42,30 @@ struct CommandLineTests {
         )
         #expect(status != 0)
         #expect(output.contains("HYPERTRACK"))
+    }
+
+    @Test("a bad value in the settings file of --config-file is refused, naming the variable")
+    func badValueInTheSettingsFile() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("settings-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: path) }
+        try Data(#"{"log": {"format": "xml"}}"#.utf8).write(to: path)
+        let (status, output) = try await Self.run(
+            ["serve", "--worker-only", "--config-file", path.path],
+            environment: ["DATABASE_URL": "postgres://u@127.0.0.1:1/d", "HYPERTRACK_ACCOUNT_ID": "a",
+                          "HYPERTRACK_SECRET_KEY": "b"]
+        )
+        #expect(status != 0)
+        #expect(output.contains("LOG_FORMAT must be text or json"))
+    }
+
+    @Test("serve --help shows every worker flag with its variable, from the declarations")
+    func help() {
+        let output = Ridesharing.helpMessage(for: Serve.self, columns: 10_000)
+        let text = output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for setting in Setting.worker + [.databaseURL, .logLevel, .logFormat, .configFile] {
+            #expect(text.contains("--\(setting.flag ?? "")"), "\(setting)")
+            #expect(text.contains("env: \(setting.environmentName)"), "\(setting)")
+        }
+        #expect(text.contains("(1...1000; env: WORKER_CONCURRENCY; default 8)"))
     }
 }

@@ -1,76 +1,50 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import Testing
 
 @testable import Ridesharing
 
-/// deploy/README.md's configuration tables, the deployment files and the code agree on every variable: the names,
-/// their defaults and tables come from `ConfigurationVariables.all`, and the code reads exactly those.
-@Suite("Deploy: the configuration variables in deploy/README.md match the code")
+/// deploy/README.md's configuration tables, the deployment files and the code agree on every setting: the tables
+/// are `Setting.markdownTables` (written from the declarations), the code reads exactly the declared settings, and
+/// swift-configuration finds each setting under the variable the declaration names.
+@Suite("Deploy: the configuration settings in deploy/README.md match the code")
 struct ConfigurationTableTests {
-    /// A row of a README table, one per variable.
-    struct Row: Hashable, CustomStringConvertible {
-        var name: String
-        var defaultValue: String?
-        var group: String
-        var description: String { "\(self.group): \(self.name) = \(self.defaultValue ?? "—")" }
-    }
-
-    /// The variables of the tables under `## Configuration`, with the `###` heading each is under.
-    static func readmeRows() throws -> [Row] {
+    /// The tables of the README's "## Configuration" section: from its first `###` heading to the next `##`.
+    static func readmeTables() throws -> String {
         let text = try String(
             contentsOf: ChildProcess.packageRoot.appendingPathComponent("deploy/README.md"), encoding: .utf8
         )
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let start = lines.firstIndex(of: "## Configuration") else {
-            throw ChildProcess.Failure(description: "deploy/README.md has no ## Configuration section")
+        guard let section = lines.firstIndex(of: "## Configuration"),
+            let start = lines[section...].firstIndex(where: { $0.hasPrefix("### ") })
+        else {
+            throw ChildProcess.Failure(description: "deploy/README.md has no ## Configuration section with tables")
         }
-        var rows: [Row] = []
-        var group = ""
-        for line in lines[(start + 1)...] {
-            if line.hasPrefix("## ") { break }
-            if line.hasPrefix("### ") { group = String(line.dropFirst(4)) }
-            guard line.hasPrefix("| `") else { continue }
-            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
-                $0.trimmingCharacters(in: .whitespaces)
-            }
-            let names = Self.backticked(cells[1])
-            let defaults: [String?] =
-                cells[2] == "—" ? names.map { _ in nil }
-                : cells[2].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                    .map { $0.replacingOccurrences(of: "`", with: "") }
-            guard defaults.count == names.count || defaults.count == 1 else {
-                throw ChildProcess.Failure(description: "row \(line): \(names.count) names, \(defaults.count) defaults")
-            }
-            for (index, name) in names.enumerated() {
-                rows.append(Row(name: name, defaultValue: defaults.count == 1 ? defaults[0] : defaults[index], group: group))
-            }
+        let end = lines[start...].firstIndex(where: { $0.hasPrefix("## ") }) ?? lines.endIndex
+        return lines[start..<end].joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("the README's tables are the declarations' tables (`ridesharing settings` prints them)")
+    func readmeMatchesTheDeclarations() throws {
+        let expected = Setting.markdownTables
+        #expect(try Self.readmeTables() == expected, "replace the tables in deploy/README.md with:\n\(expected)")
+        #expect(Setting.environmentNames.count == Setting.all.count, "a variable is declared twice")
+        #expect(Set(Setting.all.map(\.key)).count == Setting.all.count, "a key is declared twice")
+    }
+
+    @Test("swift-configuration reads each setting from the variable its declaration names")
+    func environmentNamesFollowTheKeys() {
+        for setting in Setting.all {
+            let reader = ConfigReader(
+                provider: EnvironmentVariablesProvider(environmentVariables: [setting.environmentName: "x"])
+            )
+            #expect(reader.string(forKey: ConfigKey(setting.key)) == "x", "\(setting.key) is not \(setting)")
         }
-        return rows
     }
 
-    static func backticked(_ cell: String) -> [String] {
-        cell.split(separator: "`", omittingEmptySubsequences: false).enumerated()
-            .filter { $0.offset % 2 == 1 }.map { String($0.element) }
-    }
-
-    @Test("every README row is a variable of the code, with its default, in its table; none is missing")
-    func readmeMatchesTheCode() throws {
-        let readme = try Self.readmeRows()
-        #expect(Set(readme.map(\.name)).count == readme.count, "a variable is listed twice")
-        let documented = Set(readme.map { Row(name: $0.name, defaultValue: $0.defaultValue, group: Self.group(of: $0.group)) })
-        let code = Set(ConfigurationVariables.all.map { Row(name: $0.name, defaultValue: $0.defaultValue, group: $0.group.rawValue) })
-        #expect(documented.subtracting(code).isEmpty, "in the README but not the code: \(documented.subtracting(code))")
-        #expect(code.subtracting(documented).isEmpty, "in the code but not the README: \(code.subtracting(documented))")
-    }
-
-    /// A heading such as "Worker (`serve`, `serve --worker-only`)" names the group "Worker".
-    static func group(of heading: String) -> String {
-        ConfigurationVariable.Group.allCases.map(\.rawValue).first { heading.hasPrefix($0) } ?? heading
-    }
-
-    @Test("the code reads exactly the listed variables (every branch: URL, parts, embedded, HyperTrack)")
-    func codeReadsTheList() throws {
+    @Test("the code reads exactly the declared settings (every branch: URL, parts, embedded, HyperTrack)")
+    func codeReadsTheList() async throws {
         let cases: [(flags: [String], environment: [String: String])] = [
             ([], [:]),
             ([], ["DATABASE_URL": "postgres://u@h/d"]),
@@ -79,12 +53,14 @@ struct ConfigurationTableTests {
         ]
         var read: Set<String> = []
         for (flags, environment) in cases {
-            let reader = EnvironmentReader(environment)
-            _ = try Configuration(global: try GlobalOptions.parse(flags), worker: try WorkerOptions.parse([]), environment: reader)
-            _ = try BackendSettings(environment: reader, requireHyperTrack: false)
-            read.formUnion(reader.read)
+            let global = try GlobalOptions.parse(flags)
+            let settings = try await SettingsReader.load(flags: global.flagValues, environment: environment)
+            _ = try Configuration(settings, embeddedPostgres: global.embeddedPostgres)
+            _ = try BackendSettings(settings, requireHyperTrack: false)
+            read.formUnion(settings.keysRead)
         }
-        #expect(read == ConfigurationVariables.names, "never read: \(ConfigurationVariables.names.subtracting(read))")
+        let declared = Set(Setting.all.map(\.key))
+        #expect(read == declared, "unread: \(declared.subtracting(read)); undeclared: \(read.subtracting(declared))")
     }
 
     @Test("the k8s ConfigMap, the systemd environment file and the compose file set only listed variables")
@@ -116,7 +92,7 @@ struct ConfigurationTableTests {
         }
         #expect(keys.count > 20)
         for (file, key) in keys {
-            #expect(ConfigurationVariables.names.contains(key), "\(file) sets \(key), which the executable does not read")
+            #expect(Setting.environmentNames.contains(key), "\(file) sets \(key), which the executable does not read")
         }
     }
 }

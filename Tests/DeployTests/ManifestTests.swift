@@ -49,7 +49,7 @@ struct ManifestTests {
         let grace = try #require(Int(data.string("WORKER_SHUTDOWN_GRACE_SECONDS") ?? ""))
         // Only variables the executable reads.
         for key in data.keys {
-            #expect(ConfigurationVariables.names.contains(key), "unknown variable \(key) in the ConfigMap")
+            #expect(Setting.environmentNames.contains(key), "unknown variable \(key) in the ConfigMap")
         }
 
         let job = try #require(documents.first(kind: "Job"))

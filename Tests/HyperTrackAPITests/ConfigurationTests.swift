@@ -6,29 +6,6 @@ import Testing
 
 @Suite("Configuration, secrets and logging")
 struct ConfigurationTests {
-    @Test func readsTheEnvironment() throws {
-        let configuration = try HyperTrackClient.Configuration.fromEnvironment([
-            "HYPERTRACK_BASE_URL": "http://127.0.0.1:4010", "HYPERTRACK_ACCOUNT_ID": "acc", "HYPERTRACK_SECRET_KEY": "sk",
-        ])
-        #expect(configuration.baseURL == "http://127.0.0.1:4010")
-        #expect(configuration.accountID == "acc")
-        #expect(configuration.secretKey == "sk")
-        let production = try HyperTrackClient.Configuration.fromEnvironment(["HYPERTRACK_ACCOUNT_ID": "a", "HYPERTRACK_SECRET_KEY": "s"])
-        #expect(production.baseURL == "https://v3.api.hypertrack.com")
-    }
-
-    @Test func namesTheMissingVariable() {
-        let missingSecret = #expect(throws: HyperTrackAPIError.self) {
-            try HyperTrackClient.Configuration.fromEnvironment(["HYPERTRACK_ACCOUNT_ID": "a", "HYPERTRACK_SECRET_KEY": " "])
-        }
-        #expect(missingSecret?.code == .invalidConfiguration)
-        #expect(missingSecret?.description.contains("HYPERTRACK_SECRET_KEY") == true)
-        let missingAccount = #expect(throws: HyperTrackAPIError.self) {
-            try HyperTrackClient.Configuration.fromEnvironment(["HYPERTRACK_SECRET_KEY": "s"])
-        }
-        #expect(missingAccount?.description.contains("HYPERTRACK_ACCOUNT_ID") == true)
-    }
-
     @Test func theSecretIsNeverShown() throws {
         let secret = "sk_live_\(UUID().uuidString)"
         let configuration = HyperTrackClient.Configuration(accountID: "acc", secretKey: secret)

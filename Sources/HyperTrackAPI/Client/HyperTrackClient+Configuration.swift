@@ -1,10 +1,10 @@
-import Foundation
 import Logging
 
 extension HyperTrackClient {
     /// Where and as whom the client talks to HyperTrack, and how patiently.
     ///
-    /// The secret key never appears in `description`, `debugDescription` or a `dump`.
+    /// The secret key never appears in `description`, `debugDescription` or a `dump`. The client reads no
+    /// environment: the executable's settings build this value (`Sources/Ridesharing/Setting+Backend.swift`).
     public struct Configuration: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         /// HyperTrack's production API.
         public static let defaultBaseURL = "https://v3.api.hypertrack.com"
@@ -49,28 +49,6 @@ extension HyperTrackClient {
             self.nearbyPollInterval = .seconds(1)
             self.maxResponseBytes = 32 * 1024 * 1024
             self.requestLogLevel = .info
-        }
-
-        /// Reads `HYPERTRACK_BASE_URL` (optional, production by default), `HYPERTRACK_ACCOUNT_ID` and
-        /// `HYPERTRACK_SECRET_KEY`.
-        /// - Parameter environment: The variables; the process environment by default.
-        /// - Throws: ``HyperTrackAPIError/Code/invalidConfiguration`` naming the missing variable.
-        public static func fromEnvironment(
-            _ environment: [String: String] = ProcessInfo.processInfo.environment
-        ) throws -> Configuration {
-            func required(_ name: String) throws -> String {
-                guard let value = environment[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty
-                else {
-                    throw HyperTrackAPIError(code: .invalidConfiguration, reason: "\(name) is not set")
-                }
-                return value
-            }
-            let baseURL = environment["HYPERTRACK_BASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
-            return Configuration(
-                baseURL: baseURL ?? Self.defaultBaseURL,
-                accountID: try required("HYPERTRACK_ACCOUNT_ID"),
-                secretKey: try required("HYPERTRACK_SECRET_KEY")
-            )
         }
 
         public var description: String {

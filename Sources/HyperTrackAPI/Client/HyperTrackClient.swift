@@ -9,7 +9,8 @@ import Logging
 ///
 /// ```swift
 /// try await HTTPClient.withHTTPClient { http in
-///     let client = try HyperTrackClient(configuration: .fromEnvironment(), httpClient: http, logger: logger)
+///     let configuration = HyperTrackClient.Configuration(accountID: accountID, secretKey: secretKey)
+///     let client = try HyperTrackClient(configuration: configuration, httpClient: http, logger: logger)
 ///     let trip = try await client.createTrip(CreateTripRequest(deviceID: "D1", metadata: ["order_id": "42"]))
 ///     for try await trip in client.trips(status: .active).items { print(trip.tripID) }
 /// }
