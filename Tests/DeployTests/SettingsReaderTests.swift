@@ -112,6 +112,38 @@ struct SettingsReaderTests {
         #expect(missingAccount?.description.hasPrefix("HYPERTRACK_ACCOUNT_ID is not set") == true)
     }
 
+    @Test("the declared defaults are the libraries' own defaults, so an unset setting changes nothing")
+    func defaultsAreTheLibraries() throws {
+        let settings = SettingsReader(environment: ["HYPERTRACK_ACCOUNT_ID": "a", "HYPERTRACK_SECRET_KEY": "s"])
+        let (runtime, library) = (try Configuration(settings).runtime, TriggerRuntime.Configuration())
+        #expect(runtime.concurrency == library.concurrency)
+        #expect(runtime.batchSize == library.batchSize)
+        #expect(runtime.transactionBatchSize == library.transactionBatchSize)
+        #expect(runtime.synchronousCompletion == library.synchronousCompletion)
+        #expect(runtime.claimInterval == library.claimInterval)
+        #expect(runtime.pollInterval == library.pollInterval)
+        #expect(runtime.leaseDuration == library.leaseDuration)
+        #expect(runtime.shutdownGracePeriod == library.shutdownGracePeriod)
+        #expect(runtime.retention == library.retention)
+        #expect(runtime.deadRetention == library.deadRetention)
+        #expect(runtime.listen == library.listen)
+        #expect(runtime.channel == library.channel)
+        let backend = try BackendSettings(settings, requireHyperTrack: false)
+        let defaults = Functions.Backend.Configuration()
+        #expect(backend.hyperTrack?.baseURL == HyperTrackClient.Configuration.defaultBaseURL)
+        #expect(backend.backend.destinationRadius == defaults.destinationRadius)
+        #expect(backend.backend.dispatch.radius == defaults.dispatch.radius)
+        #expect(backend.backend.dispatch.offerCount == defaults.dispatch.offerCount)
+        #expect(backend.backend.dispatch.useNearbyAPI == defaults.dispatch.useNearbyAPI)
+        #expect(backend.backend.webhook.acceptUnsigned == defaults.webhook.acceptUnsigned)
+        let (tariff, libraryTariff) = (backend.backend.tariff, Tariff())
+        #expect(tariff.currency == libraryTariff.currency)
+        #expect(tariff.base == libraryTariff.base)
+        #expect(tariff.perKilometre == libraryTariff.perKilometre)
+        #expect(tariff.perMinute == libraryTariff.perMinute)
+        #expect(tariff.minimum == libraryTariff.minimum)
+    }
+
     @Test("secrets never show a default in --help")
     func secrets() {
         for setting in Setting.all where setting.isSecret {
