@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "ridesharing", targets: ["Ridesharing"]),
         .executable(name: "hypertrack-emulator", targets: ["HyperTrackEmulatorServer"]),
         .executable(name: "trigger-bench", targets: ["TriggerBench"]),
+        .executable(name: "soak-bench", targets: ["SoakBench"]),
         .library(name: "TriggerRuntime", targets: ["TriggerRuntime"]),
         .library(name: "HyperTrackAPI", targets: ["HyperTrackAPI"]),
         .library(name: "Functions", targets: ["Functions"]),
@@ -191,6 +192,21 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "SoakBench",
+            dependencies: [
+                "EmbeddedPostgres",
+                "HyperTrackAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

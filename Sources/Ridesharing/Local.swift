@@ -6,6 +6,7 @@ import LocalStack
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import TriggerRuntime
 import UnixSignals
 
 /// `ridesharing local`: the whole backend on a laptop in one process.
@@ -85,6 +86,9 @@ struct Local: AsyncParsableCommand {
             url: url, embeddedIn: LocalData.postgresDirectory(self.data),
             maximumConnections: configuration.maximumConnections, logger: logger
         ) { database, databaseURL in
+            // A long-running process: a pool that arms no timer per request (see useSteadyPool for the measurement).
+            var database = database
+            database.useSteadyPool(connections: configuration.maximumConnections)
             let client = PostgresClient(configuration: database, backgroundLogger: logger)
             let stack = LocalStack(
                 client: client, configuration: stackConfiguration, databaseURL: databaseURL, metrics: metrics,

@@ -56,6 +56,9 @@ struct Serve: AsyncParsableCommand {
                 // never reach the functions.
                 try await Self.prepare(database: database, settings: settings, runtime: configuration.runtime, logger: logger)
             }
+            // A long-running process: a pool that arms no timer per request (see useSteadyPool for the measurement).
+            var database = database
+            database.useSteadyPool(connections: configuration.maximumConnections)
             let client = PostgresClient(configuration: database, backgroundLogger: logger)
             let composition = BackendComposition(
                 configuration: settings.composition(role: role, runtime: configuration.runtime),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HyperTrackEmulator
 import Logging
 import ServiceLifecycle
@@ -63,7 +64,8 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
             tasks.addTask { try await group.run() }
             tasks.addTask {
                 let url = try await emulator.baseURL()
-                print("hypertrack-emulator listening on \(url) (account \(accountID))")
+                // Unbuffered: a piped stdout is block-buffered, and whoever waits for this line would never see it.
+                FileHandle.standardOutput.write(Data("hypertrack-emulator listening on \(url) (account \(accountID))\n".utf8))
             }
             try await tasks.waitForAll()
         }

@@ -1,0 +1,179 @@
+import EmbeddedPostgres
+import Foundation
+import Synchronization
+
+/// A process of ours under soak (`ridesharing serve`, `ridesharing local`, `hypertrack-emulator`): started from the
+/// benchmark's own build folder, its output copied to a log file, ready when a line of its output says so.
+final class ChildProcess: @unchecked Sendable {
+    let name: String
+    let process = Process()
+    let logPath: String
+    private let exit: ProcessExit
+    private let ready: ReadyLine
+
+    /// Starts `executable` (a product next to this benchmark) and returns once a line containing `readyMarker`
+    /// was printed, or throws after `timeout` or when the process ends first.
+    static func start(
+        _ name: String,
+        executable: String,
+        arguments: [String],
+        environment: [String: String],
+        readyMarker: String,
+        logDirectory: String,
+        timeout: Duration = .seconds(120)
+    ) async throws -> ChildProcess {
+        let child = try ChildProcess(
+            name: name, executable: executable, arguments: arguments, environment: environment,
+            readyMarker: readyMarker, logDirectory: logDirectory
+        )
+        do {
+            try await child.ready.wait(timeout: timeout)
+        } catch {
+            child.process.terminate()
+            throw SoakError("\(name) did not become ready: \(error) (its output: \(child.logPath))")
+        }
+        return child
+    }
+
+    private init(
+        name: String, executable: String, arguments: [String], environment: [String: String], readyMarker: String,
+        logDirectory: String
+    ) throws {
+        self.name = name
+        self.logPath = logDirectory + "/\(name).log"
+        guard FileManager.default.createFile(atPath: self.logPath, contents: nil) else {
+            throw SoakError("cannot create \(self.logPath)")
+        }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: self.logPath))
+        let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        self.process.executableURL = directory.appendingPathComponent(executable)
+        self.process.arguments = arguments
+        self.process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        self.process.standardOutput = pipe
+        self.process.standardError = pipe
+        self.ready = ReadyLine(marker: readyMarker)
+        self.exit = ProcessExit(observing: self.process)
+        try self.process.run()
+        let ready = self.ready
+        // A thread of its own: the read blocks, and the child writes until it exits.
+        Thread.detachNewThread {
+            let reader = pipe.fileHandleForReading
+            var pending = Data()
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                log.write(chunk)
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    ready.check(String(decoding: pending[..<newline], as: UTF8.self))
+                    pending.removeSubrange(...newline)
+                }
+            }
+            ready.ended()
+            try? log.close()
+        }
+    }
+
+    var pid: Int32 { self.process.processIdentifier }
+
+    /// The resident set (VmRSS) in KiB, from `/proc/PID/status`.
+    func residentKiB() throws -> Int {
+        try Self.residentKiB(pid: self.pid)
+    }
+
+    static func residentKiB(pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kib = line.split(separator: " ").compactMap({ Int($0) }).first
+        else { throw SoakError("no VmRSS for process \(pid)") }
+        return kib
+    }
+
+    /// CPU time (user + system) in seconds, from `/proc/PID/stat`.
+    func cpuSeconds() throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(self.pid)/stat", encoding: .utf8)
+        // Fields after the command name (which may hold spaces) start after the last ')'.
+        guard let close = stat.lastIndex(of: ")") else { throw SoakError("unreadable /proc/\(self.pid)/stat") }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
+            throw SoakError("unreadable /proc/\(self.pid)/stat")
+        }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// SIGTERM, then waits for the exit (graceful shutdown); SIGKILL after `timeout`.
+    func stop(timeout: Duration = .seconds(60)) async throws {
+        guard self.process.isRunning else { return }
+        self.process.terminate()
+        do {
+            _ = try await self.exit.status(timeout: timeout, self.name)
+        } catch {
+            kill(self.pid, SIGKILL)
+            throw error
+        }
+    }
+}
+
+/// Resumes a waiter once a line containing the marker was seen, or with `false` once the output ended (the
+/// process exited) or the wait was cancelled.
+final class ReadyLine: Sendable {
+    private struct State {
+        var outcome: Bool?
+        var waiter: CheckedContinuation<Bool, Never>?
+    }
+    private let marker: String
+    private let state = Mutex(State())
+
+    init(marker: String) { self.marker = marker }
+
+    func check(_ line: String) {
+        if line.contains(self.marker) { self.settle(true) }
+    }
+
+    /// The output ended without the marker.
+    func ended() { self.settle(false) }
+
+    private func settle(_ outcome: Bool) {
+        let waiter = self.state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: outcome)
+    }
+
+    /// Waits for the line; throws when the output ends first or after `timeout`.
+    func wait(timeout: Duration) async throws {
+        let seen = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let outcome = self.state.withLock { state -> Bool? in
+                            if state.outcome == nil { state.waiter = continuation }
+                            return state.outcome
+                        }
+                        if let outcome { continuation.resume(returning: outcome) }
+                    }
+                } onCancel: {
+                    self.settle(false)
+                }
+            }
+            group.addTask {
+                // The deadline itself: this sleep is the clock of the timeout, not a wait for an outcome.
+                try await Task.sleep(for: timeout)
+                throw SoakError("no line with \"\(self.marker)\" within \(timeout)")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+        guard seen else { throw SoakError("the output ended before a line with \"\(self.marker)\"") }
+    }
+}
+
+/// A benchmark failure with its reason.
+struct SoakError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

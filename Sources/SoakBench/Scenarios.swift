@@ -1,0 +1,95 @@
+import EmbeddedPostgres
+import Foundation
+import Logging
+
+/// `serve --api-only` and `serve --worker-only` beside the emulator and a PostgreSQL of the benchmark's own.
+struct ServicesScenario {
+    let plan: Plan
+    let logger: Logger
+
+    func run() async throws -> ScenarioResult {
+        let directory = NSTemporaryDirectory() + "soak-bench-services-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let server = try EmbeddedPostgres(
+            configuration: .init(dataDirectory: directory + "/pg", settings: ["max_connections": "200"]),
+            logger: self.logger
+        )
+        try server.start()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let url = server.url(database: "postgres")
+        try await runToCompletion("ridesharing", ["migrate"], environment: ["DATABASE_URL": url, "LOG_LEVEL": "warning"])
+        let (apiPort, workerPort, emulatorPort) = (try freePort(), try freePort(), try freePort())
+        let secret = "soak-webhook-secret"
+        let emulator = try await ChildProcess.start(
+            "emulator", executable: "hypertrack-emulator",
+            arguments: [
+                "--port", "\(emulatorPort)", "--account-id", "soak-account", "--secret-key", "soak-secret",
+                "--webhook-url", "http://127.0.0.1:\(apiPort)/v1/hypertrack/webhooks", "--webhook-secret", secret,
+                "--log-level", "warning",
+            ],
+            environment: [:], readyMarker: "hypertrack-emulator listening on", logDirectory: directory
+        )
+        let environment = [
+            "DATABASE_URL": url, "LOG_LEVEL": "info", "HYPERTRACK_WEBHOOK_SECRET": secret,
+            "HYPERTRACK_BASE_URL": "http://127.0.0.1:\(emulatorPort)", "HYPERTRACK_ACCOUNT_ID": "soak-account",
+            "HYPERTRACK_SECRET_KEY": "soak-secret",
+        ]
+        let api = try await ChildProcess.start(
+            "api", executable: "ridesharing", arguments: ["serve", "--api-only"],
+            environment: environment.merging(["HTTP_PORT": "\(apiPort)"]) { $1 },
+            readyMarker: "HTTP listening", logDirectory: directory
+        )
+        let worker = try await ChildProcess.start(
+            "worker", executable: "ridesharing", arguments: ["serve", "--worker-only"],
+            environment: environment.merging(["HTTP_PORT": "\(workerPort)"]) { $1 },
+            readyMarker: "HTTP listening", logDirectory: directory
+        )
+        defer { emulator.process.terminate() }
+        return try await Soak(
+            plan: self.plan, name: "services",
+            summary: "`ridesharing serve --api-only` and `ridesharing serve --worker-only` (default settings, "
+                + "LOG_LEVEL=info) beside `hypertrack-emulator` and a PostgreSQL of the benchmark's own",
+            apiURL: "http://127.0.0.1:\(apiPort)", webhookSecret: secret, databaseURL: url,
+            processes: [api, worker], logger: self.logger
+        ).run()
+    }
+}
+
+/// `ridesharing local`: embedded PostgreSQL, emulator, worker and API in one process.
+struct LocalScenario {
+    let plan: Plan
+    let logger: Logger
+
+    func run() async throws -> ScenarioResult {
+        let directory = NSTemporaryDirectory() + "soak-bench-local-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (apiPort, emulatorPort) = (try freePort(), try freePort())
+        let local = try await ChildProcess.start(
+            "local", executable: "ridesharing",
+            arguments: [
+                "local", "--data", directory + "/data", "--port", "\(apiPort)", "--emulator-port", "\(emulatorPort)",
+                "--log-level", "info",
+            ],
+            environment: [:], readyMarker: "ridesharing local is up", logDirectory: directory
+        )
+        let endpoints = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: directory + "/data/stack.json"))
+        ) as? [String: Any]
+        guard let apiURL = endpoints?["apiURL"] as? String, let secret = endpoints?["webhookSecret"] as? String,
+            let databaseURL = endpoints?["databaseURL"] as? String
+        else {
+            local.process.terminate()
+            throw SoakError("stack.json lacks apiURL, webhookSecret or databaseURL")
+        }
+        return try await Soak(
+            plan: self.plan, name: "local",
+            summary: "`ridesharing local` (embedded PostgreSQL, emulator, worker and API in one process; the "
+                + "PostgreSQL server processes are not counted), LOG_LEVEL=info",
+            apiURL: apiURL, webhookSecret: secret, databaseURL: databaseURL, processes: [local], logger: self.logger
+        ).run()
+    }
+}
