@@ -59,7 +59,6 @@ public actor InMemoryRideStore: RideStore {
 
     struct State: Sendable {
         var orders: [UUID: OrderRow] = [:]
-        var summaries: [UUID: OrderSummary] = [:]
         var drivers: [UUID: Driver] = [:]
         var legs: [StoredLeg] = []
         var offers: [UUID: [UUID]] = [:]

@@ -56,9 +56,10 @@ public struct TriggerInstaller: Sendable {
     /// - Parameters:
     ///   - bindings: The functions to capture for. No bindings removes every binding and trigger.
     ///   - channel: The NOTIFY channel (the workers' `Configuration.channel`).
-    public func install(_ bindings: [FunctionBinding], channel: String = TriggerRuntime.Configuration.defaultChannel)
-        async throws
-    {
+    public func install(
+        _ bindings: [FunctionBinding],
+        channel: String = TriggerRuntime.Configuration.defaultChannel
+    ) async throws {
         try TriggerRuntime.Configuration.validateChannel(channel)
         let logger = self.logger
         try await self.client.withConnectionClosedOnFailure { connection in

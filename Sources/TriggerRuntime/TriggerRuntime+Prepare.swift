@@ -17,7 +17,11 @@ extension TriggerRuntime {
         logger: Logger
     ) async throws {
         try await self.prepare(
-            client: client, bindings: registry.bindings, migrations: migrations, channel: channel, logger: logger
+            client: client,
+            bindings: registry.bindings,
+            migrations: migrations,
+            channel: channel,
+            logger: logger
         )
     }
 
