@@ -231,9 +231,10 @@ let package = Package(
         .testTarget(
             name: "HyperTrackAPITests",
             dependencies: [
-                "HyperTrackAPI", "HyperTrackEmulator", "FunctionsTesting",
+                "HyperTrackAPI", "HyperTrackEmulator", "Functions", "FunctionsTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

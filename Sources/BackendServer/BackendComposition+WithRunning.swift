@@ -1,4 +1,4 @@
-import HyperTrackAPI
+import Functions
 import Prometheus
 import ServiceLifecycle
 
@@ -14,16 +14,16 @@ extension BackendComposition {
     /// }
     /// ```
     /// - Parameters:
-    ///   - tracking: HyperTrack, for the functions.
+    ///   - tracking: HyperTrack, for the functions; `nil` for a role without a worker.
     ///   - metrics: The registry `/metrics` renders.
     ///   - body: Runs while the services run.
     public func withRunning<T: Sendable>(
-        tracking: some TripTracking,
+        tracking: (any TripTracking)? = nil,
         metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         _ body: @escaping @Sendable (Int) async throws -> T
     ) async throws -> T {
         try await ServiceScope.withRunning(notReady: BackendServerError(.notListening), logger: self.logger) { ready in
-            self.services(tracking: tracking, metrics: metrics) { port in ready(port) }
+            try self.services(tracking: tracking, metrics: metrics) { port in ready(port) }
         } _: { port in
             try await body(port)
         }

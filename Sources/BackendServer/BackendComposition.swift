@@ -14,7 +14,8 @@ import TriggerRuntime
 /// ```swift
 /// let client = PostgresClient(configuration: database, backgroundLogger: logger)
 /// let composition = BackendComposition(configuration: configuration, client: client, logger: logger)
-/// let services = composition.services(tracking: hyperTrack, metrics: registry)
+/// let tracking = HyperTrackTripTracking(client: hyperTrack, logger: logger)
+/// let services = try composition.services(tracking: tracking, metrics: registry)
 /// let group = ServiceGroup(services: [client] + services, gracefulShutdownSignals: [.sigterm], logger: logger)
 /// try await group.run()
 /// ```
@@ -63,7 +64,7 @@ public struct BackendComposition: Sendable {
     public var requiredMigrations: [Migration] { TriggerRuntime.migrations + self.backend.migrations }
 
     /// The backend's functions on `tracking`.
-    /// - Parameter tracking: HyperTrack (the client, the emulator's client, a fake, or ``UnconfiguredTracking``).
+    /// - Parameter tracking: HyperTrack (the client's adapter, the emulator's, or a fake).
     public func registry(tracking: some TripTracking) -> FunctionRegistry {
         self.backend.registry(tracking: tracking)
     }
@@ -71,10 +72,10 @@ public struct BackendComposition: Sendable {
     /// Applies the pending migrations and installs the capture triggers of the backend's functions on the worker's
     /// channel. Call it (with a running client) before ``services(tracking:metrics:onListening:)`` run, never beside
     /// them: a write the API accepts after the migrations but before the triggers would never reach the functions.
-    /// The triggers depend only on the functions' registrations, not on HyperTrack.
+    /// The triggers depend only on the functions' bindings (``Backend/bindings``), not on HyperTrack.
     public func prepare() async throws {
         try await TriggerRuntime.prepare(
-            client: self.client, registry: self.registry(tracking: UnconfiguredTracking()),
+            client: self.client, bindings: Backend.bindings,
             migrations: self.backend.migrations,
             channel: self.configuration.runtime.channel, logger: self.logger
         )
@@ -90,16 +91,23 @@ public struct BackendComposition: Sendable {
 
     /// The services of the role, in start order: the HTTP application, then the worker (roles with a worker).
     /// - Parameters:
-    ///   - tracking: HyperTrack, for the functions.
+    ///   - tracking: HyperTrack, for the functions; only a role with a worker needs it.
     ///   - metrics: The registry `/metrics` renders.
     ///   - onListening: Called with the HTTP port once the server listens.
+    /// - Throws: ``BackendServerError`` when the role runs the worker and `tracking` is `nil`.
     public func services(
-        tracking: some TripTracking,
+        tracking: (any TripTracking)?,
         metrics: PrometheusCollectorRegistry,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) -> [any Service] {
+    ) throws -> [any Service] {
         var services = [self.application(metrics: metrics, onListening: onListening)]
         if self.configuration.role.runsWorker {
+            guard let tracking else {
+                throw BackendServerError.invalidConfiguration(
+                    "the worker needs HyperTrack: set HYPERTRACK_ACCOUNT_ID and HYPERTRACK_SECRET_KEY (and "
+                        + "HYPERTRACK_BASE_URL for the emulator), or run `ridesharing local`"
+                )
+            }
             services.append(self.worker(registry: self.registry(tracking: tracking)))
         }
         return services

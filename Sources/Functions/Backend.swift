@@ -6,7 +6,8 @@ import TriggerRuntime
 /// ```swift
 /// let backend = Backend(configuration: Backend.Configuration())
 /// migrations += backend.migrations                       // group "app", after the runtime's own
-/// let registry = backend.registry(tracking: hyperTrackClient)
+/// try await installer.install(Backend.bindings)            // needs no HyperTrack
+/// let registry = backend.registry(tracking: HyperTrackTripTracking(client: hyperTrackClient, logger: logger))
 /// let router = backend.makeRouter(client: postgresClient, logger: logger)
 /// ```
 public struct Backend: Sendable {
@@ -21,6 +22,17 @@ public struct Backend: Sendable {
 
     /// The domain schema (migration group `app`), oldest first.
     public var migrations: [Migration] { AppMigrations.all }
+
+    /// The functions' bindings (name, trigger, options), read from their types: what `migrate`, `functions list`
+    /// and the installer need, without HyperTrack or a store. ``registry(tracking:stores:)`` registers the same
+    /// functions in the same order (a test checks it).
+    public static var bindings: [FunctionBinding] {
+        [
+            FunctionBinding(UpdateOrderStatus.self), FunctionBinding(DeleteOrder.self),
+            FunctionBinding(OnTripWebhook.self), FunctionBinding(CompleteTrip.self),
+            FunctionBinding(DispatchOrder.self), FunctionBinding(RegisterDriverDevice.self),
+        ]
+    }
 
     /// The trigger functions, registered with their persisted names.
     /// - Parameters:

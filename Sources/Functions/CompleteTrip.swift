@@ -11,9 +11,9 @@ public struct CompleteTrip: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "completeTrip"
     /// Fires when a leg's `status` changes.
-    public var trigger: Trigger { .update("order_legs", columns: ["status"]) }
+    public static var trigger: Trigger { .update("order_legs", columns: ["status"]) }
     /// More attempts than the default: this retries nothing but one idempotent call.
-    public var options: FunctionOptions { FunctionOptions(maxAttempts: 20) }
+    public static var options: FunctionOptions { FunctionOptions(maxAttempts: 20) }
 
     private let tracking: any TripTracking
     private let stores: RideStoreFactory

@@ -8,7 +8,7 @@ public struct DeleteOrder: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "deleteOrder"
     /// Fires on order deletes.
-    public var trigger: Trigger { .delete("orders") }
+    public static var trigger: Trigger { .delete("orders") }
 
     private let stores: RideStoreFactory
 

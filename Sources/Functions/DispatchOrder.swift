@@ -12,7 +12,7 @@ public struct DispatchOrder: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "dispatchOrder"
     /// Fires on order inserts.
-    public var trigger: Trigger { .create("orders") }
+    public static var trigger: Trigger { .create("orders") }
 
     private let tracking: any TripTracking
     private let stores: RideStoreFactory

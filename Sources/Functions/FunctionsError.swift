@@ -10,6 +10,7 @@ public struct FunctionsError: Error, Sendable, CustomStringConvertible, CustomDe
             case driverWithoutDevice
             case illegalTransition
             case malformedRow
+            case driverBusy
         }
         fileprivate let base: Base
 
@@ -21,6 +22,8 @@ public struct FunctionsError: Error, Sendable, CustomStringConvertible, CustomDe
         public static let illegalTransition = Code(base: .illegalTransition)
         /// A change is missing the row it needs (e.g. an update without `after`).
         public static let malformedRow = Code(base: .malformedRow)
+        /// A driver accepted an order while another order of theirs is still active.
+        public static let driverBusy = Code(base: .driverBusy)
 
         public var description: String { self.base.rawValue }
     }
@@ -76,6 +79,11 @@ public struct FunctionsError: Error, Sendable, CustomStringConvertible, CustomDe
 
     static func malformedRow(_ detail: String, file: String = #fileID, line: Int = #line) -> Self {
         Self(.malformedRow, detail, file: file, line: line)
+    }
+
+    /// A driver's accept that the one-active-order rule refuses.
+    public static func driverBusy(_ driverID: UUID, file: String = #fileID, line: Int = #line) -> Self {
+        Self(.driverBusy, "driver \(driverID) already has an active order", file: file, line: line)
     }
 }
 

@@ -18,7 +18,7 @@ public struct OnTripWebhook: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "onTripWebhook"
     /// Fires on inbox inserts.
-    public var trigger: Trigger { .create("webhook_events") }
+    public static var trigger: Trigger { .create("webhook_events") }
 
     private let tracking: any TripTracking
     private let stores: RideStoreFactory

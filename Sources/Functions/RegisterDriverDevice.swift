@@ -9,7 +9,7 @@ public struct RegisterDriverDevice: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "registerDriverDevice"
     /// Fires on user inserts, and on updates of what the device shows.
-    public var trigger: Trigger {
+    public static var trigger: Trigger {
         Trigger(
             table: "users",
             operations: [.create, .update],

@@ -16,7 +16,7 @@ public struct UpdateOrderStatus: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "updateOrderStatus"
     /// Fires when an order's `status` changes.
-    public var trigger: Trigger { .update("orders", columns: ["status"]) }
+    public static var trigger: Trigger { .update("orders", columns: ["status"]) }
 
     private let legs: TripLegs
     private let stores: RideStoreFactory

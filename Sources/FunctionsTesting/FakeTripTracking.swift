@@ -1,4 +1,5 @@
 import Foundation
+import Functions
 import HyperTrackAPI
 import Synchronization
 

@@ -86,8 +86,7 @@ extension InMemoryRideStore {
 
     public func setOrderSummary(orderID: UUID, summary: OrderSummary) async throws {
         try self.check(.setOrderSummary)
-        guard self.state.orders[orderID] != nil else { return }
-        self.state.summaries[orderID] = summary
+        self.state.orders[orderID]?.summary = summary
     }
 
     public func updateDriverPosition(

@@ -57,7 +57,7 @@ extension InMemoryRideStore {
     public var storedLegs: [StoredLeg] { self.state.legs }
 
     /// The order's summary, once set.
-    public func summary(ofOrder id: UUID) -> OrderSummary? { self.state.summaries[id] }
+    public func summary(ofOrder id: UUID) -> OrderSummary? { self.state.orders[id]?.summary }
 
     /// The drivers the order was offered to, in rank order.
     public func offers(ofOrder id: UUID) -> [UUID] { self.state.offers[id] ?? [] }

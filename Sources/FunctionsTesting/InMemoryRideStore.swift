@@ -3,8 +3,9 @@ import Functions
 import HyperTrackAPI
 import TriggerRuntime
 
-/// The in-memory twin of `PostgresRideStore`, with the same rules: legal transitions only, one leg per order and
-/// kind, conditional moves, newer positions only, drivers busy while an order of theirs is active.
+/// The in-memory twin of `PostgresRideStore`, with the same rules: legal transitions only, the first accept wins,
+/// one leg per order and kind, conditional moves, newer positions only, drivers busy while an order of theirs is
+/// active.
 ///
 /// `run(_:_:context:)` gives an invocation the database's atomicity: if the function throws, every write it made
 /// is rolled back, as its transaction would be. `fail(_:)` makes a store call throw, to model a crash between a
@@ -19,6 +20,7 @@ import TriggerRuntime
 public actor InMemoryRideStore: RideStore {
     /// A store call that can be made to fail.
     public enum Operation: String, Sendable, Hashable, CaseIterable {
+        case book, accept, advance, cancel
         case recordLeg, moveOrder, markLegsForCompletion, markLegCompleted, recordArrival, recordLegSummary
         case setOrderSummary, updateDriverPosition, recordOffers, setWebhookOutcome
     }
@@ -57,7 +59,6 @@ public actor InMemoryRideStore: RideStore {
 
     struct State: Sendable {
         var orders: [UUID: OrderRow] = [:]
-        var summaries: [UUID: OrderSummary] = [:]
         var drivers: [UUID: Driver] = [:]
         var legs: [StoredLeg] = []
         var offers: [UUID: [UUID]] = [:]

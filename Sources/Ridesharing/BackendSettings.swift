@@ -78,9 +78,10 @@ extension BackendSettings {
         return configuration
     }
 
-    /// HyperTrack's client when credentials are set; otherwise a stand-in whose every call says what to set.
-    func tracking(logger: Logger) throws -> any TripTracking {
-        guard let hyperTrack = self.hyperTrack else { return UnconfiguredTracking() }
-        return try HyperTrackClient(configuration: hyperTrack, httpClient: HTTPClient.shared, logger: logger)
+    /// HyperTrack for the functions when credentials are set; `nil` otherwise (only the worker needs it).
+    func tracking(logger: Logger) throws -> (any TripTracking)? {
+        guard let hyperTrack = self.hyperTrack else { return nil }
+        let client = try HyperTrackClient(configuration: hyperTrack, httpClient: HTTPClient.shared, logger: logger)
+        return HyperTrackTripTracking(client: client, logger: logger)
     }
 }

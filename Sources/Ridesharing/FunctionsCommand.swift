@@ -26,7 +26,7 @@ struct FunctionsList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List the registered functions.")
 
     func run() async throws {
-        for function in Backend().registry(tracking: UnconfiguredTracking()).functions {
+        for function in Backend.bindings {
             let trigger = function.trigger
             let operations = trigger.operations.map(\.rawValue).sorted().joined(separator: "/")
             print("\(function.name)\t\(operations) of \(trigger.table)\(trigger.columns.map { " (\($0.joined(separator: ", ")))" } ?? "")")
@@ -82,7 +82,8 @@ struct FunctionsCall: AsyncParsableCommand {
                 baseURL: running.emulatorURL, accountID: running.accountID, secretKey: running.secretKey
             )
             configuration.nearbyPollInterval = .milliseconds(200)
-            let tracking = try HyperTrackClient(configuration: configuration, httpClient: .shared, logger: logger)
+            let client = try HyperTrackClient(configuration: configuration, httpClient: .shared, logger: logger)
+            let tracking = HyperTrackTripTracking(client: client, logger: logger)
             outcome = try await self.call(payload, databaseURL: databaseURL, tracking: tracking, prepare: false, logger: logger)
         } else {
             outcome = try await self.callThrowaway(payload, databaseURL: databaseURL, logger: logger)
@@ -121,13 +122,14 @@ struct FunctionsCall: AsyncParsableCommand {
             var emulatorConfiguration = HyperTrackEmulator.Configuration()
             emulatorConfiguration.clock = .manual()
             return try await HyperTrackEmulator.withRunning(emulatorConfiguration, logger: logger) { emulator in
-                let tracking = try HyperTrackClient(
+                let client = try HyperTrackClient(
                     configuration: .init(
                         baseURL: try await emulator.baseURL(), accountID: emulatorConfiguration.accountID,
                         secretKey: emulatorConfiguration.secretKey
                     ),
                     httpClient: .shared, logger: logger
                 )
+                let tracking = HyperTrackTripTracking(client: client, logger: logger)
                 return try await self.call(payload, databaseURL: url, tracking: tracking, prepare: true, logger: logger)
             }
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BackendServer
 import Foundation
+import Functions
 import Logging
 import TriggerRuntime
 
@@ -47,7 +48,7 @@ struct Migrate: AsyncParsableCommand {
                 .migrate(composition.requiredMigrations, dryRun: dryRun)
             if !dryRun {
                 try await TriggerInstaller(client: client, logger: logger)
-                    .install(composition.registry(tracking: UnconfiguredTracking()), channel: configuration.runtime.channel)
+                    .install(Backend.bindings, channel: configuration.runtime.channel)
             }
             return report.pending
         }

@@ -64,7 +64,7 @@ struct Serve: AsyncParsableCommand {
                 configuration: settings.composition(role: role, runtime: configuration.runtime),
                 client: client, logger: logger
             )
-            let services = composition.services(tracking: try settings.tracking(logger: logger), metrics: metrics)
+            let services = try composition.services(tracking: try settings.tracking(logger: logger), metrics: metrics)
             let group = ServiceGroup(
                 services: [client] + services,
                 gracefulShutdownSignals: [.sigterm, .sigint],

@@ -1,15 +1,21 @@
 import Foundation
 
-/// The set of functions a worker runs. Building it needs no database.
+/// The set of functions a worker runs: each binding with its handler. Building it needs no database.
+///
+/// Installing triggers needs only the bindings (``FunctionBinding``), which come from the functions' types; the
+/// registry is for running, so it takes constructed functions.
 ///
 /// ```swift
 /// var registry = FunctionRegistry()
-/// registry.register(UpdateOrderStatus(tracking: client))
+/// registry.register(UpdateOrderStatus(tracking: tracking, stores: .postgres))
 /// registry.register("audit", on: .write("orders"), as: OrderRow.self) { change, context in … }
 /// ```
 public struct FunctionRegistry: Sendable {
     /// The registered functions, in registration order.
     public private(set) var functions: [RegisteredFunction] = []
+
+    /// The registered functions' bindings, in registration order.
+    public var bindings: [FunctionBinding] { self.functions.map(\.binding) }
 
     /// Creates an empty registry.
     public init() {}
@@ -17,7 +23,7 @@ public struct FunctionRegistry: Sendable {
     /// Registers a typed function.
     /// - Parameter function: The function; its `Row` is decoded from each change's JSON.
     public mutating func register<F: TriggerFunction>(_ function: F) {
-        self.register(F.name, on: function.trigger, options: function.options, as: F.Row.self) { change, context in
+        self.register(F.name, on: F.trigger, options: F.options, as: F.Row.self) { change, context in
             try await function.handle(change, context: context)
         }
     }

@@ -1,15 +1,17 @@
 import Foundation
 
-/// A function as the runtime sees it: a name, a trigger, options, and a handler over raw JSON rows.
+/// A function as the runtime sees it: its binding (name, trigger, options) and a handler over raw JSON rows.
 ///
 /// The typed `TriggerFunction` and the closure form are both adapted to this.
 public struct RegisteredFunction: Sendable {
+    /// The name, trigger and options, as the installer records them.
+    public let binding: FunctionBinding
     /// The persisted name.
-    public let name: FunctionName
+    public var name: FunctionName { self.binding.name }
     /// What fires the function.
-    public let trigger: Trigger
+    public var trigger: Trigger { self.binding.trigger }
     /// Attempts, timeout, backoff.
-    public let options: FunctionOptions
+    public var options: FunctionOptions { self.binding.options }
     private let handler: @Sendable (_ before: Data?, _ after: Data?, _ context: FunctionContext) async throws -> Void
 
     /// Creates a function over raw JSON rows.
@@ -24,9 +26,18 @@ public struct RegisteredFunction: Sendable {
         options: FunctionOptions,
         handler: @escaping @Sendable (_ before: Data?, _ after: Data?, _ context: FunctionContext) async throws -> Void
     ) {
-        self.name = name
-        self.trigger = trigger
-        self.options = options
+        self.init(binding: FunctionBinding(name: name, trigger: trigger, options: options), handler: handler)
+    }
+
+    /// Creates a function over raw JSON rows from its binding.
+    /// - Parameters:
+    ///   - binding: The name, trigger and options.
+    ///   - handler: Receives the row before and after as JSON (`nil` where absent) and the context.
+    public init(
+        binding: FunctionBinding,
+        handler: @escaping @Sendable (_ before: Data?, _ after: Data?, _ context: FunctionContext) async throws -> Void
+    ) {
+        self.binding = binding
         self.handler = handler
     }
 

@@ -1,9 +1,12 @@
 /// A function that reacts to row changes, with a typed row.
 ///
+/// The trigger and the options are static: what binds a function to the database is a fact of its type, so the
+/// triggers can be installed (``FunctionBinding/init(_:)``) without constructing a function and its dependencies.
+///
 /// ```swift
 /// struct UpdateOrderStatus: TriggerFunction {
 ///     static let name: FunctionName = "updateOrderStatus"
-///     var trigger: Trigger { .update("orders", columns: ["status"]) }
+///     static var trigger: Trigger { .update("orders", columns: ["status"]) }
 ///     func handle(_ change: Change<OrderRow>, context: FunctionContext) async throws { … }
 /// }
 /// ```
@@ -13,13 +16,13 @@ public protocol TriggerFunction: Sendable {
     /// The persisted name. Never derive it from the type's name.
     static var name: FunctionName { get }
     /// What fires the function.
-    var trigger: Trigger { get }
+    static var trigger: Trigger { get }
     /// Attempts, timeout and backoff. Defaults to `FunctionOptions()`.
-    var options: FunctionOptions { get }
+    static var options: FunctionOptions { get }
     /// Handles one change. Throwing (or exceeding the timeout) schedules a retry.
     func handle(_ change: Change<Row>, context: FunctionContext) async throws
 }
 
 extension TriggerFunction {
-    public var options: FunctionOptions { FunctionOptions() }
+    public static var options: FunctionOptions { FunctionOptions() }
 }

@@ -49,6 +49,17 @@ public struct TriggerInstaller: Sendable {
     public func install(_ registry: FunctionRegistry, channel: String = TriggerRuntime.Configuration.defaultChannel)
         async throws
     {
+        try await self.install(registry.bindings, channel: channel)
+    }
+
+    /// Installs (or re-installs) the triggers of `bindings`: no function needs to be constructed for this.
+    /// - Parameters:
+    ///   - bindings: The functions to capture for. No bindings removes every binding and trigger.
+    ///   - channel: The NOTIFY channel (the workers' `Configuration.channel`).
+    public func install(
+        _ bindings: [FunctionBinding],
+        channel: String = TriggerRuntime.Configuration.defaultChannel
+    ) async throws {
         try TriggerRuntime.Configuration.validateChannel(channel)
         let logger = self.logger
         try await self.client.withConnectionClosedOnFailure { connection in
@@ -57,7 +68,7 @@ public struct TriggerInstaller: Sendable {
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Migrator.lockKey))", logger: logger)
                 var tables: [UInt32: (schema: String, name: String)] = [:]
                 try await connection.query("DELETE FROM trigger_runtime.functions", logger: logger)
-                for function in registry.functions {
+                for function in bindings {
                     let table = try await Self.resolve(function, connection: connection, logger: logger)
                     tables[table.oid] = (table.schema, table.name)
                     let operations = ChangeOperation.allCases.filter { function.trigger.operations.contains($0) }
@@ -130,7 +141,7 @@ public struct TriggerInstaller: Sendable {
     }
 
     private static func resolve(
-        _ function: RegisteredFunction,
+        _ function: FunctionBinding,
         connection: PostgresConnection,
         logger: Logger
     ) async throws -> (oid: UInt32, schema: String, name: String) {

@@ -67,24 +67,6 @@ public struct TriggerRuntime: Service {
         self.listenClient = listenClient
     }
 
-    /// Applies the runtime's migrations followed by `migrations`, then installs the capture triggers of `registry`.
-    /// - Parameters:
-    ///   - client: A running client.
-    ///   - registry: The functions whose triggers to install.
-    ///   - migrations: The application's migrations (applied after the runtime's).
-    ///   - channel: The NOTIFY channel the workers listen on.
-    ///   - logger: Logs applied migrations.
-    public static func prepare(
-        client: PostgresClient,
-        registry: FunctionRegistry,
-        migrations: [Migration] = [],
-        channel: String = Configuration.defaultChannel,
-        logger: Logger
-    ) async throws {
-        try await Migrator(client: client, logger: logger).migrate(Self.migrations + migrations)
-        try await TriggerInstaller(client: client, logger: logger).install(registry, channel: channel)
-    }
-
     /// Runs until cancelled or gracefully shut down.
     public func run() async throws {
         try self.configuration.validate()

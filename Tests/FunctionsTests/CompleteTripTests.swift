@@ -95,7 +95,6 @@ struct CompleteTripTests {
 
     @Test("completeTrip retries more than the default")
     func options() {
-        let world = World()
-        #expect(CompleteTrip(tracking: world.tracking, stores: world.store.factory).options.maxAttempts == 20)
+        #expect(CompleteTrip.options.maxAttempts == 20)
     }
 }

@@ -92,6 +92,12 @@ struct ModelTests {
         #expect(registry.function(named: "deleteOrder")?.trigger == .delete("orders"))
     }
 
+    @Test("the bindings, read from the functions' types, are the registry's: installing needs no function")
+    func bindings() {
+        #expect(Backend.bindings == Backend().registry(tracking: FakeTripTracking()).bindings)
+        #expect(Backend.bindings.first { $0.name == "completeTrip" }?.options.maxAttempts == 20)
+    }
+
     @Test("the Postgres store refuses to run outside a delivery's transaction")
     func postgresNeedsTransaction() {
         #expect(throws: FunctionsError.self) { try RideStoreFactory.postgres.store(for: .testing()) }

@@ -63,7 +63,7 @@ struct RegisterDriverDeviceTests {
 
     @Test("fires on inserts and on updates of what the device shows, not on availability")
     func trigger() {
-        let trigger = RegisterDriverDevice(tracking: FakeTripTracking()).trigger
+        let trigger = RegisterDriverDevice.trigger
         #expect(trigger.table == "users")
         #expect(trigger.operations == [.create, .update])
         #expect(trigger.columns?.contains("available") == false)

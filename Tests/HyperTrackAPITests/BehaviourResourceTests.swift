@@ -1,4 +1,5 @@
 import Foundation
+import Functions
 import HyperTrackAPI
 import Testing
 
@@ -22,7 +23,7 @@ struct BehaviourResourceTests {
             }
             #expect(Set(listed) == Set(created))
             #expect(listed.count == created.count)
-            #expect(Set(try await client.activeTrips(deviceID: deviceID).map(\.tripID)) == Set(created))
+            #expect(Set(try await client.tracking.activeTrips(deviceID: deviceID).map(\.tripID)) == Set(created))
 
             for index in 0..<4 {
                 try await server.seedDevice(id: "\(deviceID)-\(index)", name: "d\(index)", latitude: 52.5, longitude: 13.4)

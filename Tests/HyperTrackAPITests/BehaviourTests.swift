@@ -1,4 +1,5 @@
 import Foundation
+import Functions
 import HyperTrackAPI
 import Testing
 
@@ -32,17 +33,17 @@ struct BehaviourTests {
             #expect(created.views?.shareURL?.isEmpty == false)
 
             // Adoption after a crash: the trip is found among the device's active trips by its metadata.
-            let active = try await client.activeTrips(deviceID: deviceID)
+            let active = try await client.tracking.activeTrips(deviceID: deviceID)
             #expect(active.contains { $0.tripID == created.tripID && $0.metadata?["order_id"] == .string(orderID) })
 
-            try await client.completeTrip(id: created.tripID)
-            try await client.completeTrip(id: created.tripID)  // already completing: still success
+            try await client.tracking.completeTrip(id: created.tripID)
+            try await client.tracking.completeTrip(id: created.tripID)  // already completing: still success
             let completing = try await client.trip(id: created.tripID)
             #expect(completing.status == .processingCompletion || completing.status == .completed)
-            #expect(try await client.activeTrips(deviceID: deviceID).allSatisfy { $0.tripID != created.tripID })
+            #expect(try await client.tracking.activeTrips(deviceID: deviceID).allSatisfy { $0.tripID != created.tripID })
 
             try await server.finishCompletion(tripID: created.tripID)
-            try await client.completeTrip(id: created.tripID)  // completed: still success
+            try await client.tracking.completeTrip(id: created.tripID)  // completed: still success
             let completed = try await client.trip(id: created.tripID)
             #expect(completed.status == .completed)
             #expect(completed.summary != nil)
@@ -59,7 +60,7 @@ struct BehaviourTests {
             #expect(unknownTrip.problemCode == "trip_not_found")
 
             let completeUnknown = await #expect(throws: HyperTrackAPIError.self) {
-                try await client.completeTrip(id: UUID().uuidString.lowercased())
+                try await client.tracking.completeTrip(id: UUID().uuidString.lowercased())
             }
             #expect(completeUnknown?.status == 404)
 
@@ -83,7 +84,7 @@ struct BehaviourTests {
             try await server.seedDevice(id: far, name: "far", latitude: origin.latitude + 0.009, longitude: origin.longitude)
             try await server.seedDevice(id: near, name: "near", latitude: origin.latitude + 0.001, longitude: origin.longitude)
             try await server.seedDevice(id: "out-\(tag)", name: "out", latitude: origin.latitude + 0.5, longitude: origin.longitude)
-            let found = try await client.nearbyDevices(
+            let found = try await client.tracking.nearbyDevices(
                 NearbyRequest(location: origin, radius: 2000),
                 deadline: .now + .seconds(30)
             )

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Functions
 import HyperTrackAPI
 import HyperTrackEmulator
 import Logging
@@ -35,7 +36,7 @@ struct EmulatorWebhookTests {
                     )
                 )
                 await emulator.advanceClock(by: 120)
-                try await client.completeTrip(id: trip.tripID)
+                try await client.tracking.completeTrip(id: trip.tripID)
                 await emulator.advanceClock(by: 60)
 
                 let posts = await receiver.requests("POST", "/hooks")

@@ -1,4 +1,5 @@
 import Foundation
+import Functions
 import HyperTrackAPI
 import Testing
 
@@ -10,7 +11,7 @@ struct PaginationTests {
             await fake.set(pageSize: 2, pagination: style)
             var ids: [String] = []
             for _ in 0..<5 { ids.append(try await client.createTrip(CreateTripRequest(deviceID: "D1")).tripID) }
-            try await client.completeTrip(id: ids[4])
+            try await client.tracking.completeTrip(id: ids[4])
             await fake.finishCompletion(ids[4])
 
             var pages: [[String]] = []

@@ -1,8 +1,9 @@
 import Foundation
+import Functions
 import HyperTrackAPI
 import Testing
 
-@Suite("TripTracking over HTTP")
+@Suite("TripTracking (the Functions adapter) over HTTP")
 struct TripTrackingTests {
     @Test func createTripSendsTheDocumentedRequestAndDecodesThe201() async throws {
         try await withHyperTrack { fake, client, _ in
@@ -91,7 +92,7 @@ struct TripTrackingTests {
     @Test func completeTripPostsWithoutBodyAndToleratesAnAlreadyCompletedTrip() async throws {
         try await withHyperTrack { fake, client, _ in
             let trip = try await client.createTrip(CreateTripRequest(deviceID: "D1"))
-            try await client.completeTrip(id: trip.tripID)
+            try await client.tracking.completeTrip(id: trip.tripID)
             let sent = try #require(await fake.requests("POST", "/trips/\(trip.tripID)/complete").first)
             #expect(sent.body.isEmpty)
             #expect(sent.header("content-type") == nil)
@@ -99,9 +100,9 @@ struct TripTrackingTests {
             #expect(try await client.trip(id: trip.tripID).status == .processingCompletion)
 
             // Completing again: the fake refuses with 400, the trip reads processing_completion → success.
-            try await client.completeTrip(id: trip.tripID)
+            try await client.tracking.completeTrip(id: trip.tripID)
             await fake.finishCompletion(trip.tripID)
-            try await client.completeTrip(id: trip.tripID)
+            try await client.tracking.completeTrip(id: trip.tripID)
             #expect(await fake.requests("POST", "/trips/\(trip.tripID)/complete").count == 3)
 
             // The raw call surfaces the refusal.
@@ -123,7 +124,7 @@ struct TripTrackingTests {
 
     @Test func completeTripOfAnUnknownTripThrows404() async throws {
         try await withHyperTrack { _, client, _ in
-            let error = await #expect(throws: HyperTrackAPIError.self) { try await client.completeTrip(id: "nope") }
+            let error = await #expect(throws: HyperTrackAPIError.self) { try await client.tracking.completeTrip(id: "nope") }
             #expect(error?.status == 404)
             #expect(error?.problemCode == "trip_not_found")
             #expect(error?.problem?.title == "Trip could not be found")
@@ -135,7 +136,7 @@ struct TripTrackingTests {
             let trip = try await client.createTrip(CreateTripRequest(deviceID: "D1"))
             let path = "/trips/\(trip.tripID)/complete"
             await fake.script("POST", path, ScriptedAnswer(status: 503, body: "Service Unavailable"))
-            try await client.completeTrip(id: trip.tripID)
+            try await client.tracking.completeTrip(id: trip.tripID)
             #expect(await fake.requests("POST", path).count == 2)
             #expect(try await client.trip(id: trip.tripID).status == .processingCompletion)
         }
@@ -149,8 +150,8 @@ struct TripTrackingTests {
                 mine.append(try await client.createTrip(CreateTripRequest(deviceID: "D1", metadata: ["n": .number(Double(index))])).tripID)
                 _ = try await client.createTrip(CreateTripRequest(deviceID: "D2"))
             }
-            try await client.completeTrip(id: mine[0])
-            let active = try await client.activeTrips(deviceID: "D1")
+            try await client.tracking.completeTrip(id: mine[0])
+            let active = try await client.tracking.activeTrips(deviceID: "D1")
             #expect(active.map(\.tripID) == Array(mine.dropFirst()))
             let lists = await fake.requests("GET", "/trips")
             #expect(lists.count == 2)
@@ -190,7 +191,7 @@ struct TripTrackingTests {
             )
             await fake.set(pageSize: 2, pagination: .token)
             let request = NearbyRequest(location: Coordinate(latitude: 0, longitude: 0), radius: 5000, metadata: ["team": "sf"], lastUpdatedWithin: 2)
-            let devices = try await client.nearbyDevices(request, deadline: .now + .seconds(60))
+            let devices = try await client.tracking.nearbyDevices(request, deadline: .now + .seconds(60))
             #expect(devices.map(\.deviceID) == ["near", "mid", "far"])
             #expect(devices.first?.requestID != nil)
             #expect(devices.first?.metadata == ["team": "sf"])
@@ -214,7 +215,7 @@ struct TripTrackingTests {
         try await withHyperTrack { fake, client, _ in
             await fake.set(nearbyDevices: [Fixtures.device(id: "only", name: "o", latitude: 1, longitude: 1)], pendingPolls: .max)
             let request = NearbyRequest(location: Coordinate(latitude: 1, longitude: 1), radius: 100)
-            let devices = try await client.nearbyDevices(request, deadline: .now + .milliseconds(300))
+            let devices = try await client.tracking.nearbyDevices(request, deadline: .now + .milliseconds(300))
             #expect(devices.map(\.deviceID) == ["only"])
             #expect(await fake.requests("GET", "/devices/nearby").count >= 1)
         }

@@ -19,8 +19,8 @@ struct RegistryTests {
     struct UpdateOrderStatus: TriggerFunction {
         static let name: FunctionName = "updateOrderStatus"
         let seen: @Sendable (Change<Order>, FunctionContext) -> Void
-        var trigger: Trigger { .update("orders", columns: ["status"]) }
-        var options: FunctionOptions { FunctionOptions(maxAttempts: 3) }
+        static var trigger: Trigger { .update("orders", columns: ["status"]) }
+        static var options: FunctionOptions { FunctionOptions(maxAttempts: 3) }
         func handle(_ change: Change<Order>, context: FunctionContext) async throws { self.seen(change, context) }
     }
 
@@ -40,6 +40,7 @@ struct RegistryTests {
         let function = try #require(registry.function(named: "updateOrderStatus"))
         #expect(function.trigger == .update("orders", columns: ["status"]))
         #expect(function.options.maxAttempts == 3)
+        #expect(registry.bindings == [FunctionBinding(UpdateOrderStatus.self)])
         try await function.invoke(
             before: Data(#"{"id": 7, "status": "NEW", "updated_at": "2026-11-21 18:20:13.5+00"}"#.utf8),
             after: Data(#"{"id": 7, "status": "ACCEPTED", "updated_at": "2026-11-21T18:20:14Z", "extra": 1}"#.utf8),

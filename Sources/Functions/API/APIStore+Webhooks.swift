@@ -27,7 +27,7 @@ extension APIStore {
             var inserted = 0
             for event in events {
                 let summary = try event.summary.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-                let rows = try await connection.query(
+                inserted += try await connection.count(
                     """
                     INSERT INTO webhook_events (message_id, event_index, type, value, device_id, trip_id, latitude,
                                                 longitude, recorded_at, summary, payload)
@@ -39,7 +39,6 @@ extension APIStore {
                     """,
                     logger: logger
                 )
-                inserted += try await Self.count(rows)
             }
             return inserted
         }

@@ -4,21 +4,24 @@ import Logging
 import PostgresNIO
 import TriggerRuntime
 
-/// The API's queries. Every write is one statement (or one transaction), conditional where two requests could
-/// race: the first accept wins, a stale start or complete changes nothing.
+/// The API's queries: users and tokens here, the inbox in `APIStore+Webhooks.swift`, and every order operation
+/// through ``rides`` (the one store of order operations, on the pooled client). Writes that take several
+/// statements run in one transaction.
 struct APIStore: Sendable {
     let client: PostgresClient
     let logger: Logger
 
+    /// The order operations, on the pooled client.
+    var rides: PostgresRideStore<PostgresClient> { PostgresRideStore(executor: self.client, logger: self.logger) }
+
     func caller(tokenHash: String) async throws -> Caller? {
-        let rows = try await self.client.query(
+        try await self.client.row(
             "SELECT u.id, u.role FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = \(tokenHash)",
             logger: self.logger
-        )
-        for try await (id, role) in rows.decode((UUID, String).self) {
+        ) { row -> Caller? in
+            let (id, role) = try row.decode((UUID, String).self)
             return UserRole(rawValue: role).map { Caller(id: id, role: $0) }
-        }
-        return nil
+        } ?? nil
     }
 
     /// Inserts a user and a token for them in one transaction; a taken device id is a 409.
@@ -34,18 +37,16 @@ struct APIStore: Sendable {
         let logger = self.logger
         do {
             let id = try await self.client.withTransactionClosedOnFailure(logger: logger) { connection -> UUID in
-                let rows = try await connection.query(
+                let id = try await connection.row(
                     """
                     INSERT INTO users (role, name, phone, device_id, car_model, car_plate)
                     VALUES (\(role.rawValue), \(name), \(phone), \(deviceID), \(car?.model), \(car?.plate))
                     RETURNING id
                     """,
                     logger: logger
-                )
-                var id: UUID?
-                for try await value in rows.decode(UUID.self) { id = value }
+                ) { try $0.decode(UUID.self) }
                 guard let id else { throw APIProblem(.internalServerError, detail: "the user was not created") }
-                try await connection.query(
+                try await connection.count(
                     "INSERT INTO api_tokens (token_hash, user_id) VALUES (\(hash), \(id))",
                     logger: logger
                 )
@@ -55,35 +56,34 @@ struct APIStore: Sendable {
                 throw APIProblem(.internalServerError, detail: "the user was not created")
             }
             return RegistrationView(user: user, token: token)
-        } catch let error where Self.isUniqueViolation(error) {
+        } catch let error where PostgresErrors.isUniqueViolation(error) {
             throw APIProblem.conflict("device_id: another driver already registered this device")
         }
     }
 
     func user(id: UUID) async throws -> UserView? {
-        let rows = try await self.client.query(
+        try await self.client.row(
             "SELECT id, role, name, phone, device_id, car_model, car_plate, available FROM users WHERE id = \(id)",
             logger: self.logger
-        )
-        for try await (id, role, name, phone, deviceID, model, plate, available) in rows.decode(
-            (UUID, String, String, String, String?, String?, String?, Bool).self
-        ) {
-            let role = UserRole(rawValue: role) ?? .rider
+        ) { row in
+            let (id, role, name, phone, deviceID, model, plate, available) = try row.decode(
+                (UUID, String, String, String, String?, String?, String?, Bool).self
+            )
+            let userRole = UserRole(rawValue: role) ?? .rider
             return UserView(
                 id: id,
-                role: role,
+                role: userRole,
                 name: name,
                 phone: phone,
                 deviceID: deviceID,
                 car: model.flatMap { model in plate.map { CarView(model: model, plate: $0) } },
-                available: role == .driver ? available : nil
+                available: userRole == .driver ? available : nil
             )
         }
-        return nil
     }
 
     func setAvailability(driverID: UUID, available: Bool) async throws {
-        try await self.client.query(
+        try await self.client.count(
             "UPDATE users SET available = \(available) WHERE id = \(driverID) AND role = 'driver'",
             logger: self.logger
         )
@@ -97,29 +97,7 @@ struct APIStore: Sendable {
     ) async throws
         -> [NearbyDriverView]
     {
-        let rows = try await self.client.query(
-            DriverSearchSQL.nearest(latitude: latitude, longitude: longitude, radius: radius, limit: limit),
-            logger: self.logger
-        )
-        var drivers: [NearbyDriverView] = []
-        for try await (_, lat, lng, distance) in rows.decode((UUID, Double, Double, Double).self) {
-            drivers.append(NearbyDriverView(lat: lat, lng: lng, distance: distance))
-        }
-        return drivers
-    }
-
-    /// Whether `error` (or the error inside a failed transaction) is a unique violation (SQLSTATE 23505).
-    static func isUniqueViolation(_ error: any Error) -> Bool {
-        if let error = error as? PSQLError { return error.serverInfo?[.sqlState] == "23505" }
-        if let error = error as? PostgresTransactionError, let inner = error.closureError ?? error.commitError {
-            return self.isUniqueViolation(inner)
-        }
-        return false
-    }
-
-    static func count(_ rows: PostgresRowSequence) async throws -> Int {
-        var count = 0
-        for try await _ in rows { count += 1 }
-        return count
+        try await self.rides.nearbyDrivers(latitude: latitude, longitude: longitude, radius: radius, limit: limit)
+            .map { NearbyDriverView(lat: $0.lat, lng: $0.lng, distance: $0.distance) }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import HyperTrackAPI
 
-/// An `orders` row as the trigger functions receive it (`to_jsonb(row)`).
+/// An `orders` row (`to_jsonb(row)`): what the trigger functions receive, what the stores read, and what the API's
+/// ``OrderView`` is built from. The one decoding of an order.
 public struct OrderRow: Sendable, Hashable, Codable {
     /// The order's id.
     public var id: UUID
@@ -17,6 +18,12 @@ public struct OrderRow: Sendable, Hashable, Codable {
     public var dropoff: Place
     /// Why it was cancelled, when it was.
     public var cancellationReason: String?
+    /// Distances, durations and fare, once the ride's summary arrived.
+    public var summary: OrderSummary?
+    /// When it was booked (set by the database).
+    public var createdAt: Date?
+    /// When it last changed (set by the database).
+    public var updatedAt: Date?
 
     /// A point with an optional address.
     public struct Place: Sendable, Hashable {
@@ -46,7 +53,10 @@ public struct OrderRow: Sendable, Hashable, Codable {
         driverID: UUID? = nil,
         pickup: Place,
         dropoff: Place,
-        cancellationReason: String? = nil
+        cancellationReason: String? = nil,
+        summary: OrderSummary? = nil,
+        createdAt: Date? = nil,
+        updatedAt: Date? = nil
     ) {
         self.id = id
         self.status = status
@@ -55,10 +65,13 @@ public struct OrderRow: Sendable, Hashable, Codable {
         self.pickup = pickup
         self.dropoff = dropoff
         self.cancellationReason = cancellationReason
+        self.summary = summary
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, status
+        case id, status, summary
         case riderID = "rider_id"
         case driverID = "driver_id"
         case pickupLatitude = "pickup_lat"
@@ -68,6 +81,8 @@ public struct OrderRow: Sendable, Hashable, Codable {
         case dropoffLongitude = "dropoff_lng"
         case dropoffAddress = "dropoff_address"
         case cancellationReason = "cancellation_reason"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -87,6 +102,9 @@ public struct OrderRow: Sendable, Hashable, Codable {
             address: try container.decodeIfPresent(String.self, forKey: .dropoffAddress)
         )
         self.cancellationReason = try container.decodeIfPresent(String.self, forKey: .cancellationReason)
+        self.summary = try container.decodeIfPresent(OrderSummary.self, forKey: .summary)
+        self.createdAt = try container.decodeIfPresent(Date.self, forKey: .createdAt)
+        self.updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -102,5 +120,8 @@ public struct OrderRow: Sendable, Hashable, Codable {
         try container.encode(self.dropoff.longitude, forKey: .dropoffLongitude)
         try container.encodeIfPresent(self.dropoff.address, forKey: .dropoffAddress)
         try container.encodeIfPresent(self.cancellationReason, forKey: .cancellationReason)
+        try container.encodeIfPresent(self.summary, forKey: .summary)
+        try container.encodeIfPresent(self.createdAt, forKey: .createdAt)
+        try container.encodeIfPresent(self.updatedAt, forKey: .updatedAt)
     }
 }

@@ -1,12 +1,27 @@
 import Foundation
 import HyperTrackAPI
 
-/// The database as the trigger functions see it.
+/// The rides as the API and the trigger functions change them: the one set of order operations.
 ///
-/// `PostgresRideStore` works on the delivery's open transaction, so a function's writes commit together with the
-/// completion of its delivery. `FunctionsTesting` has the in-memory twin. Every write is conditional where a
-/// retry or a late event could otherwise repeat or reverse it.
+/// `PostgresRideStore` runs them on the API's pooled client or on the delivery's open transaction (so a function's
+/// writes commit together with the completion of its delivery). `FunctionsTesting` has the in-memory twin. Every
+/// write is conditional where a race, a retry or a late event could otherwise repeat or reverse it.
 public protocol RideStore: Sendable {
+    /// Books a `NEW` order for a rider; the database gives it its id and timestamps.
+    func book(_ order: NewOrder) async throws -> OrderRow
+
+    /// The first accept wins: moves the order `NEW → ACCEPTED` with this driver, if it was offered to them.
+    /// Returns whether it moved; throws ``FunctionsError/Code/driverBusy`` while the driver has another active
+    /// order.
+    func accept(orderID: UUID, driverID: UUID) async throws -> Bool
+
+    /// A driver's step on their own order (`from → to`) if it is still in `from`; returns whether it moved.
+    /// Illegal transitions throw.
+    func advance(orderID: UUID, driverID: UUID, from: OrderStatus, to: OrderStatus) async throws -> Bool
+
+    /// Cancels the order for its rider or its driver (`callerID`), unless it is finished; returns whether it did.
+    func cancel(orderID: UUID, by callerID: UUID, reason: String) async throws -> Bool
+
     /// The order as it is now, or `nil` when it does not exist (any more).
     func order(id: UUID) async throws -> OrderRow?
 
@@ -102,6 +117,39 @@ public struct LegRecord: Sendable, Hashable {
         self.tripID = tripID
         self.status = status
         self.summary = summary
+    }
+}
+
+extension LegRecord {
+    /// The record of a leg row.
+    /// - Parameter row: The `order_legs` row.
+    public init(row: LegRow) {
+        self.init(
+            id: row.id,
+            orderID: row.orderID,
+            kind: row.leg,
+            deviceID: row.deviceID,
+            tripID: row.tripID,
+            status: row.status,
+            summary: row.summary
+        )
+    }
+}
+
+/// An order to book.
+public struct NewOrder: Sendable, Hashable {
+    /// The rider who books.
+    public var riderID: UUID
+    /// Where the rider waits.
+    public var pickup: OrderRow.Place
+    /// Where the rider goes.
+    public var dropoff: OrderRow.Place
+
+    /// Creates an order to book.
+    public init(riderID: UUID, pickup: OrderRow.Place, dropoff: OrderRow.Place) {
+        self.riderID = riderID
+        self.pickup = pickup
+        self.dropoff = dropoff
     }
 }
 

@@ -35,6 +35,18 @@ extension HyperTrackClient {
         self.pages(self.target(["devices"], query: [("pagination", "1")]), of: Device.self)
     }
 
+    /// Sets a device's name and/or metadata in one `PATCH /devices/{device_id}`; with both `nil` nothing is sent.
+    /// - Parameters:
+    ///   - id: The device.
+    ///   - name: The new name, or `nil` to keep it.
+    ///   - metadata: The new metadata, or `nil` to keep it.
+    public func updateDevice(id: String, name: String?, metadata: [String: JSONValue]?) async throws {
+        try self.requireID(id, "device id")
+        guard name != nil || metadata != nil else { return }
+        let body = try self.encode(DevicePatch(name: name, metadata: metadata))
+        _ = try await self.send(.PATCH, self.target(["devices", id]), body: body, repeatability: .safe)
+    }
+
     /// Renames a device (`PATCH /devices/{device_id}` with `{"name": …}`); the name shows in `device_info.name`.
     /// - Parameters:
     ///   - id: The device.
@@ -123,4 +135,10 @@ enum DeviceList: Decodable {
             self = .page(try Page<Device>(from: decoder))
         }
     }
+}
+
+/// The body of `PATCH /devices/{device_id}`: absent fields are left as they are.
+struct DevicePatch: Encodable {
+    var name: String?
+    var metadata: [String: JSONValue]?
 }

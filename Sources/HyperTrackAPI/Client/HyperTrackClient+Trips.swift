@@ -31,8 +31,8 @@ extension HyperTrackClient {
     /// Completes a trip (`POST /trips/{trip_id}/complete`, 202). Completion is asynchronous: the trip reads
     /// `processing_completion`, then `completed`. Retried like any safe request.
     ///
-    /// The raw call: an already completed trip may be refused by the service. ``completeTrip(id:)`` of
-    /// ``TripTracking`` treats that as success.
+    /// The raw call: an already completed trip may be refused by the service. The backend's functions (their
+    /// `TripTracking` adapter) treat that as success.
     /// - Parameter id: The trip's id.
     public func requestTripCompletion(id: String) async throws {
         try self.requireID(id, "trip id")

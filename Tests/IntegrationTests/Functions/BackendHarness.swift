@@ -43,7 +43,7 @@ struct BackendHarness: Sendable {
         try await TestDatabase.shared.withDatabase(logger: self.logger) { client, _ in
             let composition = Self.composition(.api, backend: configuration, client: client)
             try await self.migrate(client, backend: composition.backend)
-            return try await composition.withRunning(tracking: UnconfiguredTracking()) { port in
+            return try await composition.withRunning { port in
                 try await body(
                     BackendHarness(
                         client: client, api: APIClient(baseURL: "http://127.0.0.1:\(port)"),

@@ -165,6 +165,7 @@ struct EmulatorRideTests {
         let pickup = try await tracking.trip(id: pickupTrip)
         #expect(pickup.status == .completed)
         #expect(pickup.summary?.distance == summary["pickup"]["distance"].doubleValue)
-        #expect(try await tracking.activeTrips(deviceID: "DEV-EMU").isEmpty)
+        let adapter = HyperTrackTripTracking(client: tracking, logger: BackendHarness.logger)
+        #expect(try await adapter.activeTrips(deviceID: "DEV-EMU").isEmpty)
     }
 }

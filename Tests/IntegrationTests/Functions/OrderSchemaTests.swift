@@ -177,4 +177,39 @@ struct OrderSchemaTests {
             }
         }
     }
+
+    @Test("PostgresRideStore on the pooled client: the API's writes keep the state machine's rules")
+    func rideStoreOnClient() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let (rider, driver, seeded) = try await Self.seed(client, device: "D1")
+            let store = PostgresRideStore(executor: client, logger: Self.logger)
+            let place = OrderRow.Place(latitude: 52.52, longitude: 13.405, address: "Alexanderplatz")
+            let order = try await store.book(NewOrder(riderID: rider, pickup: place, dropoff: place))
+            #expect(order.status == .new)
+            #expect(order.pickup == place)
+            #expect(order.createdAt != nil && order.updatedAt != nil)
+            #expect(try await store.accept(orderID: order.id, driverID: driver) == false)  // not offered
+            try await store.recordOffers(orderID: order.id, driverIDs: [driver])
+            try await store.recordOffers(orderID: seeded, driverIDs: [driver])
+            #expect(try await store.accept(orderID: order.id, driverID: driver))
+            #expect(try await store.accept(orderID: order.id, driverID: driver) == false)
+            await #expect(throws: FunctionsError.driverBusy(driver)) {
+                try await store.accept(orderID: seeded, driverID: driver)
+            }
+            #expect(try await store.moveOrder(id: order.id, from: .accepted, to: .pickingUp))
+            #expect(try await store.moveOrder(id: order.id, from: .pickingUp, to: .reachedPickup))
+            let startRide = { (by: UUID) in
+                try await store.advance(orderID: order.id, driverID: by, from: .reachedPickup, to: .startedRide)
+            }
+            #expect(try await startRide(rider) == false)
+            #expect(try await startRide(driver))
+            #expect(try await store.cancel(orderID: order.id, by: UUID(), reason: "not mine") == false)
+            #expect(try await store.cancel(orderID: order.id, by: driver, reason: "flat tyre"))
+            let cancelled = try #require(try await store.order(id: order.id))
+            #expect(cancelled.status == .cancelled)
+            #expect(cancelled.cancellationReason == "flat tyre")
+            #expect(try await store.cancel(orderID: order.id, by: rider, reason: "again") == false)
+        }
+    }
 }

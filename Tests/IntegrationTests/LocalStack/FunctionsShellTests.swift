@@ -3,6 +3,7 @@ import BackendServer
 import EmbeddedPostgres
 import Foundation
 import Functions
+import FunctionsTesting
 import HyperTrackAPI
 import HyperTrackEmulator
 import LocalStack
@@ -20,7 +21,8 @@ struct FunctionsShellTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("local-emulator/examples")
 
-    static let registry = Backend().registry(tracking: UnconfiguredTracking())
+    /// Parsing a payload needs a registered function, never a call to HyperTrack.
+    static let registry = Backend().registry(tracking: FakeTripTracking())
 
     @Test("every example payload parses for its function, and every function has an example")
     func examplesParse() throws {
@@ -73,14 +75,14 @@ struct FunctionsShellTests {
             try await LocalStack.withRunning(
                 database: database, configuration: LocalStackTests.configuration(), logger: logger
             ) { running in
-                let tracking = try HyperTrackClient(
+                let hyperTrack = try HyperTrackClient(
                     configuration: .init(
                         baseURL: running.endpoints.emulatorURL, accountID: running.endpoints.accountID,
                         secretKey: running.endpoints.secretKey
                     ),
                     httpClient: .shared, logger: logger
                 )
-                let registry = Backend().registry(tracking: tracking)
+                let registry = Backend().registry(tracking: HyperTrackTripTracking(client: hyperTrack, logger: logger))
                 let files = try FileManager.default.contentsOfDirectory(atPath: Self.examples.path)
                     .filter { $0.hasSuffix(".json") }.sorted()
                 for file in files {
@@ -171,13 +173,14 @@ struct FunctionsShellTests {
                 var document = ""
                 for try await text in rows.decode(String.self) { document = text }
 
-                let tracking = try HyperTrackClient(
+                let hyperTrack = try HyperTrackClient(
                     configuration: .init(
                         baseURL: running.endpoints.emulatorURL, accountID: running.endpoints.accountID,
                         secretKey: running.endpoints.secretKey
                     ),
                     httpClient: .shared, logger: logger
                 )
+                let tracking = HyperTrackTripTracking(client: hyperTrack, logger: logger)
                 let function = try #require(Backend().registry(tracking: tracking).function(named: "deleteOrder"))
                 let invocation = try FunctionsShell.parse(Data(document.utf8), for: function)
                 #expect(invocation.operation == .delete)

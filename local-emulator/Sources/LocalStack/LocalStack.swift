@@ -101,7 +101,10 @@ public struct LocalStack: Service {
                 baseURL: emulatorURL, accountID: settings.accountID, secretKey: settings.secretKey
             )
             clientConfiguration.nearbyPollInterval = settings.nearbyPollInterval
-            let tracking = try HyperTrackClient(configuration: clientConfiguration, httpClient: .shared, logger: logger)
+            let hyperTrack = try HyperTrackClient(
+                configuration: clientConfiguration, httpClient: .shared, logger: logger
+            )
+            let tracking = HyperTrackTripTracking(client: hyperTrack, logger: logger)
             let worker = composition.worker(registry: composition.registry(tracking: tracking))
             group.addTask { try await worker.run() }
             let endpoints = Endpoints(

@@ -23,6 +23,21 @@ public struct LegView: Codable, Sendable, Hashable {
     /// Seconds taken, once the trip completed.
     public var duration: Double?
 
+    /// The view of a leg row: the planned route is the estimate's.
+    /// - Parameter row: The `order_legs` row.
+    init(row: LegRow) {
+        self.leg = row.leg
+        self.status = row.status
+        self.tripID = row.tripID
+        self.shareURL = row.shareURL
+        self.embedURL = row.embedURL
+        self.eta = row.eta
+        self.route = row.estimateRoute
+        self.arrivedAt = row.arrivedAt
+        self.distance = row.distance
+        self.duration = row.duration
+    }
+
     private enum CodingKeys: String, CodingKey {
         case leg, status, eta, route, distance, duration
         case tripID = "trip_id"

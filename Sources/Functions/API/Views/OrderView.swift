@@ -28,6 +28,30 @@ public struct OrderView: Codable, Sendable, Hashable, ResponseEncodable {
     /// The leg whose trip is running, if any.
     public var liveLeg: LegView? { self.legs.last { $0.status == .active } }
 
+    /// The view of an order row, its driver's user row and its legs (in the order given).
+    /// - Parameters:
+    ///   - order: The `orders` row; it must carry the database's timestamps.
+    ///   - driver: The driver's `users` row, once a driver accepted.
+    ///   - legs: The order's legs.
+    /// - Throws: ``FunctionsError/Code/malformedRow`` when the row has no timestamps (it was not read from the
+    ///   database).
+    init(order: OrderRow, driver: UserRow?, legs: [LegRow]) throws {
+        guard let createdAt = order.createdAt, let updatedAt = order.updatedAt else {
+            throw FunctionsError.malformedRow("order \(order.id) was read without its timestamps")
+        }
+        self.id = order.id
+        self.status = order.status
+        self.riderID = order.riderID
+        self.pickup = PlaceView(order.pickup)
+        self.dropoff = PlaceView(order.dropoff)
+        self.driver = driver.map(DriverView.init(user:))
+        self.cancellationReason = order.cancellationReason
+        self.summary = order.summary
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.legs = legs.map(LegView.init(row:))
+    }
+
     private enum CodingKeys: String, CodingKey {
         case id, status, pickup, dropoff, driver, summary, legs
         case riderID = "rider_id"

@@ -7,3 +7,11 @@ public struct PlaceView: Codable, Sendable, Hashable {
     /// The address, when given.
     public var address: String?
 }
+
+extension PlaceView {
+    /// The view of an order's place.
+    /// - Parameter place: The place.
+    init(_ place: OrderRow.Place) {
+        self.init(lat: place.latitude, lng: place.longitude, address: place.address)
+    }
+}

@@ -1,8 +1,37 @@
 import Foundation
+import HyperTrackAPI
 import Logging
-import NIOHTTP1
 
-extension HyperTrackClient: TripTracking {
+/// ``TripTracking`` over the HyperTrack REST client: the plain calls, plus what the functions rely on that the API
+/// does not promise (completing twice succeeds, active trips really are the device's, Nearby is polled to a
+/// deadline).
+///
+/// ```swift
+/// let client = try HyperTrackClient(configuration: .fromEnvironment(), httpClient: .shared, logger: logger)
+/// let registry = Backend().registry(tracking: HyperTrackTripTracking(client: client, logger: logger))
+/// ```
+public struct HyperTrackTripTracking: TripTracking {
+    /// The client the calls go through.
+    public let client: HyperTrackClient
+    private let logger: Logger
+
+    /// Creates the adapter.
+    /// - Parameters:
+    ///   - client: The HyperTrack client.
+    ///   - logger: Notes a completion that found the trip already completed.
+    public init(client: HyperTrackClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    public func createTrip(_ request: CreateTripRequest) async throws -> Trip {
+        try await self.client.createTrip(request)
+    }
+
+    public func trip(id: String) async throws -> Trip {
+        try await self.client.trip(id: id)
+    }
+
     /// Completes a trip; a trip that is already completed or completing counts as success.
     ///
     /// When the service refuses the completion (any 4xx but 401, 404 and 429), the trip is read: if it is
@@ -11,12 +40,12 @@ extension HyperTrackClient: TripTracking {
     /// - Parameter id: The trip's id.
     public func completeTrip(id: String) async throws {
         do {
-            try await self.requestTripCompletion(id: id)
+            try await self.client.requestTripCompletion(id: id)
         } catch let error as HyperTrackAPIError {
             guard error.code == .httpStatus, let status = error.status, (400..<500).contains(status),
                 ![401, 404, 429].contains(status)
             else { throw error }
-            let trip = try await self.trip(id: id)
+            let trip = try await self.client.trip(id: id)
             guard trip.status == .completed || trip.status == .processingCompletion else { throw error }
             self.logger.debug(
                 "HyperTrack trip was already completed",
@@ -29,22 +58,18 @@ extension HyperTrackClient: TripTracking {
     /// the status here too (the service may ignore `device_id`).
     /// - Parameter deviceID: The device.
     public func activeTrips(deviceID: String) async throws -> [Trip] {
-        try self.requireID(deviceID, "device id")
-        return try await self.trips(status: .active, deviceID: deviceID).all().filter {
+        // An empty id would list every device's trips (the client's collection call), so refuse it as the client
+        // refuses empty ids of single resources.
+        guard !deviceID.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw HyperTrackAPIError(code: .invalidRequest, reason: "device id must not be empty")
+        }
+        return try await self.client.trips(status: .active, deviceID: deviceID).all().filter {
             $0.deviceID == deviceID && $0.status == .active
         }
     }
 
-    /// Sets a device's name and/or metadata in one `PATCH /devices/{id}`; with both `nil` nothing is sent.
-    /// - Parameters:
-    ///   - id: The device.
-    ///   - name: The new name, or `nil` to keep it.
-    ///   - metadata: The new metadata, or `nil` to keep it.
     public func updateDevice(id: String, name: String?, metadata: [String: JSONValue]?) async throws {
-        try self.requireID(id, "device id")
-        guard name != nil || metadata != nil else { return }
-        let body = try self.encode(DevicePatch(name: name, metadata: metadata))
-        _ = try await self.send(.PATCH, self.target(["devices", id]), body: body, repeatability: .safe)
+        try await self.client.updateDevice(id: id, name: name, metadata: metadata)
     }
 
     /// Starts a Nearby request and polls it until it is `completed` or `deadline` passes, then returns the devices
@@ -59,13 +84,15 @@ extension HyperTrackClient: TripTracking {
     ) async throws
         -> [NearbyDevice]
     {
-        let search = try await self.startNearby(request)
+        let search = try await self.client.startNearby(request)
         var devices: [NearbyDevice]
         while true {
-            let results = try await self.nearbyResults(search)
+            let results = try await self.client.nearbyResults(search)
             devices = results.devices
             if results.status == .completed || ContinuousClock.now >= deadline { break }
-            try await Task.sleep(until: min(ContinuousClock.now + self.configuration.nearbyPollInterval, deadline))
+            try await Task.sleep(
+                until: min(ContinuousClock.now + self.client.configuration.nearbyPollInterval, deadline)
+            )
         }
         return Self.nearestFirst(devices, from: request.location)
     }
@@ -86,9 +113,4 @@ extension HyperTrackClient: TripTracking {
             + cos(a.latitude * radians) * cos(b.latitude * radians) * sin(dLon / 2) * sin(dLon / 2)
         return 2 * 6_371_000 * asin(min(1, sqrt(h)))
     }
-}
-
-struct DevicePatch: Encodable {
-    var name: String?
-    var metadata: [String: JSONValue]?
 }

@@ -1,7 +1,10 @@
+import HyperTrackAPI
+
 /// Exactly what the backend's functions need from HyperTrack.
 ///
-/// `HyperTrackClient` implements it against the REST API; unit tests use the recording fake from
-/// `FunctionsTesting`.
+/// Declared here, by its consumer, so that `HyperTrackAPI` stays a plain client of the REST API:
+/// ``HyperTrackTripTracking`` adapts the client (and adds the idempotence the functions rely on); unit tests use the
+/// recording fake from `FunctionsTesting`.
 public protocol TripTracking: Sendable {
     /// Creates a trip (`POST /trips`). Not retried blindly by implementations: callers make it idempotent with
     /// trip metadata and `activeTrips(deviceID:)`.

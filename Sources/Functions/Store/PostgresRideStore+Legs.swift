@@ -1,0 +1,84 @@
+import Foundation
+import HyperTrackAPI
+import Logging
+import PostgresNIO
+
+/// An order's legs: one per order and kind, each with its HyperTrack trip, marked for completion by the functions
+/// that end a leg and completed by `completeTrip`.
+extension PostgresRideStore {
+    public func leg(orderID: UUID, kind: LegKind) async throws -> LegRecord? {
+        try await self.legs(where: "order_id = \(orderID) AND leg = \(kind.rawValue)").first
+    }
+
+    public func leg(tripID: String) async throws -> LegRecord? {
+        try await self.legs(where: "trip_id = \(tripID)").first
+    }
+
+    public func legs(orderID: UUID) async throws -> [LegRecord] {
+        try await self.legs(where: "order_id = \(orderID)")
+    }
+
+    private func legs(where condition: PostgresQuery) async throws -> [LegRecord] {
+        // The prefix binds nothing, so the condition's placeholders ($1, …) stay valid after it.
+        var query = condition
+        query.sql = "SELECT to_jsonb(l)::text FROM order_legs l WHERE " + condition.sql + " ORDER BY l.created_at"
+        return try await self.executor.documents(query, as: LegRow.self, logger: self.logger).map(LegRecord.init(row:))
+    }
+
+    public func recordLeg(_ leg: NewLeg) async throws -> Bool {
+        let estimate = leg.trip.estimate
+        let route = try estimate.map { try Self.json($0.polyline.map { [$0.longitude, $0.latitude] }) }
+        return try await self.executor.count(
+            """
+            INSERT INTO order_legs (order_id, leg, device_id, trip_id, share_url, embed_url, eta,
+                                    estimate_distance, estimate_duration, estimate_route)
+            VALUES (\(leg.orderID), \(leg.kind.rawValue), \(leg.trip.deviceID), \(leg.trip.tripID),
+                    \(leg.trip.views?.shareURL), \(leg.trip.views?.embedURL), \(estimate?.arriveAt),
+                    \(estimate?.distance), \(estimate?.duration), \(route)::jsonb)
+            ON CONFLICT (order_id, leg) DO NOTHING
+            RETURNING id
+            """,
+            logger: self.logger
+        ) > 0
+    }
+
+    public func markLegsForCompletion(orderID: UUID, kinds: Set<LegKind>) async throws -> Int {
+        try await self.executor.count(
+            """
+            UPDATE order_legs SET status = 'completing', completion_requested_at = now()
+            WHERE order_id = \(orderID) AND status = 'active' AND leg = ANY(\(kinds.map(\.rawValue)))
+            RETURNING id
+            """,
+            logger: self.logger
+        )
+    }
+
+    public func markLegCompleted(id: UUID) async throws -> Bool {
+        try await self.executor.count(
+            """
+            UPDATE order_legs SET status = 'completed', completed_at = coalesce(completed_at, now())
+            WHERE id = \(id) AND status = 'completing' RETURNING id
+            """,
+            logger: self.logger
+        ) > 0
+    }
+
+    public func recordArrival(legID: UUID, at date: Date) async throws {
+        try await self.executor.count(
+            "UPDATE order_legs SET arrived_at = \(date) WHERE id = \(legID) AND arrived_at IS NULL",
+            logger: self.logger
+        )
+    }
+
+    public func recordLegSummary(legID: UUID, summary: LegSummary) async throws {
+        try await self.executor.count(
+            """
+            UPDATE order_legs SET distance = \(summary.distance), duration = \(summary.duration),
+                route = \(try Self.json(summary.route))::jsonb, status = 'completed',
+                completed_at = coalesce(completed_at, now())
+            WHERE id = \(legID)
+            """,
+            logger: self.logger
+        )
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The order state machine's writes: the only place that writes `orders`. Each is one conditional statement, so
+/// a write that lost a race (or repeats) changes nothing and says so; the database's transition trigger refuses
+/// anything `OrderStatus.successors` does not allow.
+extension PostgresRideStore {
+    public func book(_ order: NewOrder) async throws -> OrderRow {
+        let booked = try await self.executor.documents(
+            """
+            INSERT INTO orders AS o (rider_id, pickup_lat, pickup_lng, pickup_address, dropoff_lat, dropoff_lng,
+                                     dropoff_address)
+            VALUES (\(order.riderID), \(order.pickup.latitude), \(order.pickup.longitude), \(order.pickup.address),
+                    \(order.dropoff.latitude), \(order.dropoff.longitude), \(order.dropoff.address))
+            RETURNING to_jsonb(o)::text
+            """,
+            as: OrderRow.self,
+            logger: self.logger
+        )
+        guard let booked = booked.first else { throw FunctionsError.malformedRow("booking returned no order") }
+        return booked
+    }
+
+    public func accept(orderID: UUID, driverID: UUID) async throws -> Bool {
+        do {
+            return try await self.executor.count(
+                """
+                UPDATE orders o SET status = 'ACCEPTED', driver_id = \(driverID)
+                WHERE o.id = \(orderID) AND o.status = 'NEW' AND EXISTS (
+                    SELECT 1 FROM order_offers f WHERE f.order_id = o.id AND f.driver_id = \(driverID))
+                RETURNING o.id
+                """,
+                logger: self.logger
+            ) > 0
+        } catch let error where PostgresErrors.isUniqueViolation(error) {
+            // orders_driver_id_active_idx: one active order per driver.
+            throw FunctionsError.driverBusy(driverID)
+        }
+    }
+
+    public func advance(orderID: UUID, driverID: UUID, from: OrderStatus, to: OrderStatus) async throws -> Bool {
+        guard from.canMove(to: to) else { throw FunctionsError.illegalTransition(from, to) }
+        return try await self.executor.count(
+            """
+            UPDATE orders SET status = \(to.rawValue)
+            WHERE id = \(orderID) AND driver_id = \(driverID) AND status = \(from.rawValue)
+            RETURNING id
+            """,
+            logger: self.logger
+        ) > 0
+    }
+
+    public func cancel(orderID: UUID, by callerID: UUID, reason: String) async throws -> Bool {
+        try await self.executor.count(
+            """
+            UPDATE orders SET status = 'CANCELLED', cancellation_reason = \(reason), cancelled_by = \(callerID)
+            WHERE id = \(orderID) AND (rider_id = \(callerID) OR driver_id = \(callerID))
+              AND status NOT IN ('COMPLETED', 'CANCELLED')
+            RETURNING id
+            """,
+            logger: self.logger
+        ) > 0
+    }
+
+    public func moveOrder(id: UUID, from: OrderStatus, to: OrderStatus) async throws -> Bool {
+        guard from.canMove(to: to) else { throw FunctionsError.illegalTransition(from, to) }
+        return try await self.executor.count(
+            "UPDATE orders SET status = \(to.rawValue) WHERE id = \(id) AND status = \(from.rawValue) RETURNING id",
+            logger: self.logger
+        ) > 0
+    }
+
+    public func setOrderSummary(orderID: UUID, summary: OrderSummary) async throws {
+        try await self.executor.count(
+            "UPDATE orders SET summary = \(try Self.json(summary))::jsonb WHERE id = \(orderID)",
+            logger: self.logger
+        )
+    }
+
+    public func recordOffers(orderID: UUID, driverIDs: [UUID]) async throws {
+        try await self.executor.count(
+            """
+            INSERT INTO order_offers (order_id, driver_id, rank)
+            SELECT \(orderID), driver, rank::int FROM unnest(\(driverIDs)::uuid[]) WITH ORDINALITY AS t(driver, rank)
+            ON CONFLICT (order_id, driver_id) DO NOTHING
+            """,
+            logger: self.logger
+        )
+    }
+}

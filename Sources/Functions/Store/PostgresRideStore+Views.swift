@@ -1,0 +1,110 @@
+import Foundation
+import Logging
+import PostgresNIO
+import TriggerRuntime
+
+/// The reads the API's order views are built from: the order row, its driver's user row and its leg rows, each
+/// decoded once (``OrderRow``, ``UserRow``, ``LegRow``) and assembled by ``OrderView``.
+extension PostgresRideStore {
+    /// What the caller is to an order, for explaining a conditional write that changed nothing.
+    struct Relation {
+        var status: OrderStatus
+        var isRider: Bool
+        var isDriver: Bool
+        var isOffered: Bool
+    }
+
+    /// An order's three documents, in the order ``view(of:)`` reads them (legs pickup first).
+    private static var viewColumns: String {
+        """
+        to_jsonb(o)::text,
+        CASE WHEN d.id IS NULL THEN NULL ELSE to_jsonb(d)::text END,
+        coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.leg DESC) FROM order_legs l WHERE l.order_id = o.id),
+                 '[]'::jsonb)::text
+        """
+    }
+
+    private static func view(of row: PostgresRow) throws -> OrderView {
+        let (order, driver, legs) = try row.decode((String, String?, String).self)
+        return try self.view(order: order, driver: driver, legs: legs)
+    }
+
+    private static func view(order: String, driver: String?, legs: String) throws -> OrderView {
+        let decoder = JSONDecoder.rowDecoder()
+        return try OrderView(
+            order: try decoder.decode(OrderRow.self, from: Data(order.utf8)),
+            driver: try driver.map { try decoder.decode(UserRow.self, from: Data($0.utf8)) },
+            legs: try decoder.decode([LegRow].self, from: Data(legs.utf8))
+        )
+    }
+
+    /// The order if the caller may see it: its rider, its driver, or a driver it is offered to while NEW.
+    func orderView(id: UUID, visibleTo callerID: UUID) async throws -> OrderView? {
+        try await self.executor.row(
+            """
+            SELECT \(unescaped: Self.viewColumns) FROM orders o LEFT JOIN users d ON d.id = o.driver_id
+            WHERE o.id = \(id) AND (o.rider_id = \(callerID) OR o.driver_id = \(callerID) OR (o.status = 'NEW' AND
+                EXISTS (SELECT 1 FROM order_offers f WHERE f.order_id = o.id AND f.driver_id = \(callerID))))
+            """,
+            logger: self.logger,
+            Self.view(of:)
+        )
+    }
+
+    /// The caller's orders (as rider, or as driver), newest first, after `cursor`: at most `limit` views, each with
+    /// its position for the next cursor.
+    func orderViews(
+        of caller: Caller,
+        limit: Int,
+        after cursor: OrderCursor?
+    ) async throws -> [(view: OrderView, position: OrderCursor)] {
+        let column = caller.role == .rider ? "o.rider_id" : "o.driver_id"
+        return try await self.executor.rows(
+            """
+            SELECT \(unescaped: Self.viewColumns), (extract(epoch FROM o.created_at) * 1000000)::bigint
+            FROM orders o LEFT JOIN users d ON d.id = o.driver_id
+            WHERE \(unescaped: column) = \(caller.id)
+              AND (\(cursor?.micros)::bigint IS NULL OR (o.created_at, o.id) <
+                   ('epoch'::timestamptz + \(cursor?.micros)::bigint * interval '1 microsecond', \(cursor?.id)::uuid))
+            ORDER BY o.created_at DESC, o.id DESC
+            LIMIT \(limit)
+            """,
+            logger: self.logger
+        ) { row in
+            let (order, driver, legs, micros) = try row.decode((String, String?, String, Int64).self)
+            let view = try Self.view(order: order, driver: driver, legs: legs)
+            return (view, OrderCursor(micros: micros, id: view.id))
+        }
+    }
+
+    /// NEW orders offered to the driver, newest offer first.
+    func offeredOrders(driverID: UUID) async throws -> [OrderView] {
+        try await self.executor.rows(
+            """
+            SELECT \(unescaped: Self.viewColumns)
+            FROM order_offers f JOIN orders o ON o.id = f.order_id LEFT JOIN users d ON d.id = o.driver_id
+            WHERE f.driver_id = \(driverID) AND o.status = 'NEW'
+            ORDER BY f.offered_at DESC, o.id
+            """,
+            logger: self.logger,
+            Self.view(of:)
+        )
+    }
+
+    /// What the caller is to the order, or `nil` when it does not exist.
+    func relation(orderID: UUID, callerID: UUID) async throws -> Relation? {
+        try await self.executor.row(
+            """
+            SELECT o.status, o.rider_id = \(callerID), coalesce(o.driver_id = \(callerID), false),
+                   EXISTS (SELECT 1 FROM order_offers f WHERE f.order_id = o.id AND f.driver_id = \(callerID))
+            FROM orders o WHERE o.id = \(orderID)
+            """,
+            logger: self.logger
+        ) { row -> Relation? in
+            let (status, isRider, isDriver, isOffered) = try row.decode((String, Bool, Bool, Bool).self)
+            return OrderStatus(rawValue: status).map {
+                Relation(status: $0, isRider: isRider, isDriver: isDriver, isOffered: isOffered)
+            }
+        } ?? nil
+    }
+}
