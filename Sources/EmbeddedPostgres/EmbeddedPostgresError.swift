@@ -1,12 +1,12 @@
-/// The one error type of `EmbeddedPostgres`.
-public struct EmbeddedPostgresError: Error, CustomStringConvertible, Sendable {
+/// The one error type of `EmbeddedPostgres`: compare by `code`; `debugDescription` adds where it was thrown.
+public struct EmbeddedPostgresError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong, comparable and safe to show.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case binariesNotFound
-            case commandFailed
-            case notReachable
-            case invalidURL
+            case binariesNotFound = "binaries_not_found"
+            case commandFailed = "command_failed"
+            case notReachable = "not_reachable"
+            case invalidURL = "invalid_url"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -20,6 +20,7 @@ public struct EmbeddedPostgresError: Error, CustomStringConvertible, Sendable {
         /// A `postgres://` URL could not be parsed.
         public static let invalidURL = Code(.invalidURL)
 
+        /// A stable snake_case name, usable as a metric label.
         public var description: String { self.base.rawValue }
     }
 
@@ -27,11 +28,21 @@ public struct EmbeddedPostgresError: Error, CustomStringConvertible, Sendable {
     public let code: Code
     /// A human-readable explanation, including what to do about it.
     public let message: String
+    /// Where the error was created.
+    public let file: String
+    /// Where the error was created.
+    public let line: Int
 
-    init(_ code: Code, _ message: String) {
+    init(_ code: Code, _ message: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.message = message
+        self.file = file
+        self.line = line
     }
 
+    /// Errors are equal when their codes are.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+
     public var description: String { "EmbeddedPostgresError.\(self.code): \(self.message)" }
+    public var debugDescription: String { "\(self.description) [\(self.file):\(self.line)]" }
 }

@@ -1,30 +1,32 @@
 import Foundation
 
-/// The errors of the Functions module: compare by `code`; `description` is safe to show, details are in
-/// `debugDescription`.
-public struct FunctionsError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+/// The one error type of the Functions module: compare by `code`; `description` is safe to show, and
+/// `debugDescription` adds where it was thrown.
+public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// A stable error class.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        fileprivate enum Base: String, Hashable, Sendable {
-            case noTransaction
-            case driverWithoutDevice
-            case illegalTransition
-            case malformedRow
-            case driverBusy
+        private enum Base: String, Hashable, Sendable {
+            case noTransaction = "no_transaction"
+            case driverWithoutDevice = "driver_without_device"
+            case illegalTransition = "illegal_transition"
+            case malformedRow = "malformed_row"
+            case driverBusy = "driver_busy"
         }
-        fileprivate let base: Base
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
 
         /// A function that writes to the database ran without a transaction.
-        public static let noTransaction = Code(base: .noTransaction)
+        public static let noTransaction = Code(.noTransaction)
         /// An order's driver is unknown or has no HyperTrack device.
-        public static let driverWithoutDevice = Code(base: .driverWithoutDevice)
+        public static let driverWithoutDevice = Code(.driverWithoutDevice)
         /// A status transition the state machine forbids.
-        public static let illegalTransition = Code(base: .illegalTransition)
+        public static let illegalTransition = Code(.illegalTransition)
         /// A change is missing the row it needs (e.g. an update without `after`).
-        public static let malformedRow = Code(base: .malformedRow)
+        public static let malformedRow = Code(.malformedRow)
         /// A driver accepted an order while another order of theirs is still active.
-        public static let driverBusy = Code(base: .driverBusy)
+        public static let driverBusy = Code(.driverBusy)
 
+        /// A stable snake_case name, usable as a metric label.
         public var description: String { self.base.rawValue }
     }
 
@@ -44,10 +46,11 @@ public struct FunctionsError: Error, Sendable, CustomStringConvertible, CustomDe
         self.line = line
     }
 
-    public var description: String { "\(self.code): \(self.message)" }
-    public var debugDescription: String { "FunctionsError(\(self.code)) \(self.message) at \(self.file):\(self.line)" }
-    /// A bounded label for metrics.
-    public var shortDescription: String { self.code.description }
+    /// Errors are equal when their codes are.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+
+    public var description: String { "FunctionsError.\(self.code): \(self.message)" }
+    public var debugDescription: String { "\(self.description) [\(self.file):\(self.line)]" }
 
     static func noTransaction(
         _ function: some CustomStringConvertible,
@@ -85,8 +88,4 @@ public struct FunctionsError: Error, Sendable, CustomStringConvertible, CustomDe
     public static func driverBusy(_ driverID: UUID, file: String = #fileID, line: Int = #line) -> Self {
         Self(.driverBusy, "driver \(driverID) already has an active order", file: file, line: line)
     }
-}
-
-extension FunctionsError: Equatable {
-    public static func == (lhs: FunctionsError, rhs: FunctionsError) -> Bool { lhs.code == rhs.code }
 }

@@ -1,19 +1,20 @@
 /// The one error type of `TriggerRuntime`.
 ///
-/// Compare by `code`; `description` is safe to show anyone, `message` says what to do about it.
-public struct TriggerRuntimeError: Error, CustomStringConvertible, Sendable {
+/// Compare by `code`; `description` is safe to show anyone, `message` says what to do about it, and
+/// `debugDescription` adds where the error was thrown.
+public struct TriggerRuntimeError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong, comparable and bounded (usable as a metric label).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case invalidMigrations
-            case divergentHistory
-            case invalidRegistration
-            case invalidConfiguration
-            case notFound
-            case notDead
-            case leaseLost
+            case invalidMigrations = "invalid_migrations"
+            case divergentHistory = "divergent_history"
+            case invalidRegistration = "invalid_registration"
+            case invalidConfiguration = "invalid_configuration"
+            case notFound = "not_found"
+            case notDead = "not_dead"
+            case leaseLost = "lease_lost"
             case timeout
-            case functionNotRegistered
+            case functionNotRegistered = "function_not_registered"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -37,6 +38,7 @@ public struct TriggerRuntimeError: Error, CustomStringConvertible, Sendable {
         /// A delivery names a function this worker does not have.
         public static let functionNotRegistered = Code(.functionNotRegistered)
 
+        /// A stable snake_case name, usable as a metric label.
         public var description: String { self.base.rawValue }
     }
 
@@ -44,15 +46,21 @@ public struct TriggerRuntimeError: Error, CustomStringConvertible, Sendable {
     public let code: Code
     /// A human-readable explanation.
     public let message: String
+    /// Where the error was created.
+    public let file: String
+    /// Where the error was created.
+    public let line: Int
 
-    init(_ code: Code, _ message: String) {
+    init(_ code: Code, _ message: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.message = message
+        self.file = file
+        self.line = line
     }
 
-    public var description: String { "TriggerRuntimeError.\(self.code): \(self.message)" }
-}
-
-extension TriggerRuntimeError: Equatable {
+    /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+
+    public var description: String { "TriggerRuntimeError.\(self.code): \(self.message)" }
+    public var debugDescription: String { "\(self.description) [\(self.file):\(self.line)]" }
 }

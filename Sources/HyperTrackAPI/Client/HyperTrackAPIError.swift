@@ -3,7 +3,7 @@
 ///
 /// Compare errors by ``code``. ``description`` is safe to show anyone (never a credential, never a body);
 /// ``debugDescription`` adds the start of the response body and the underlying error.
-public struct HyperTrackAPIError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct HyperTrackAPIError: Error, Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The kind of failure; new kinds can be added without breaking callers.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
@@ -150,6 +150,9 @@ public struct HyperTrackAPIError: Error, Sendable, CustomStringConvertible, Cust
         var text = self.description
         if let responseBody { text += " | body: \(responseBody)" }
         if let underlying { text += " | underlying: \(String(reflecting: underlying))" }
-        return text + " | at \(self.file):\(self.line)"
+        return text + " [\(self.file):\(self.line)]"
     }
+
+    /// Errors are equal when their codes are.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
 }

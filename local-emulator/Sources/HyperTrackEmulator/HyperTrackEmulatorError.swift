@@ -4,7 +4,7 @@ public struct HyperTrackEmulatorError: Error, Sendable, Equatable, CustomStringC
 {
     /// What went wrong, comparable and safe to use as a label.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        enum Base: String, Sendable {
+        private enum Base: String, Hashable, Sendable {
             case invalidConfiguration = "invalid_configuration"
             case serverNotStarted = "server_not_started"
             case stateExport = "state_export"
@@ -12,28 +12,32 @@ public struct HyperTrackEmulatorError: Error, Sendable, Equatable, CustomStringC
             case invalidFault = "invalid_fault"
         }
 
-        let base: Base
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
 
         /// The configuration is unusable (see the message).
-        public static let invalidConfiguration = Code(base: .invalidConfiguration)
+        public static let invalidConfiguration = Code(.invalidConfiguration)
         /// The HTTP server stopped before it was listening.
-        public static let serverNotStarted = Code(base: .serverNotStarted)
+        public static let serverNotStarted = Code(.serverNotStarted)
         /// Writing the state failed.
-        public static let stateExport = Code(base: .stateExport)
+        public static let stateExport = Code(.stateExport)
         /// Reading the state failed (missing, unreadable or not an emulator export).
-        public static let stateImport = Code(base: .stateImport)
+        public static let stateImport = Code(.stateImport)
         /// A fault's fields are out of range.
-        public static let invalidFault = Code(base: .invalidFault)
+        public static let invalidFault = Code(.invalidFault)
 
-        public var description: String { base.rawValue }
+        /// A stable snake_case name, usable as a metric label.
+        public var description: String { self.base.rawValue }
     }
 
     /// The error's code.
     public let code: Code
-    /// Details, for logs.
+    /// A human-readable explanation.
     public let message: String
-    let file: String
-    let line: Int
+    /// Where the error was created.
+    public let file: String
+    /// Where the error was created.
+    public let line: Int
 
     init(_ code: Code, _ message: String, file: String = #fileID, line: Int = #line) {
         self.code = code
@@ -45,9 +49,6 @@ public struct HyperTrackEmulatorError: Error, Sendable, Equatable, CustomStringC
     /// Errors are equal when their codes are.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
 
-    /// A short description safe to show anyone.
-    public var description: String { "HyperTrackEmulatorError(\(code))" }
-
-    /// Everything, for logs.
-    public var debugDescription: String { "HyperTrackEmulatorError(\(code)): \(message) [\(file):\(line)]" }
+    public var description: String { "HyperTrackEmulatorError.\(self.code): \(self.message)" }
+    public var debugDescription: String { "\(self.description) [\(self.file):\(self.line)]" }
 }
