@@ -45,8 +45,7 @@ final class ChildProcess: @unchecked Sendable {
             throw SoakError("cannot create \(self.logPath)")
         }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: self.logPath))
-        let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        self.process.executableURL = directory.appendingPathComponent(executable)
+        self.process.executableURL = try productURL(executable)
         self.process.arguments = arguments
         self.process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()

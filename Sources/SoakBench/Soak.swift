@@ -91,11 +91,20 @@ func freePort() throws -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
+/// A product of this build, next to the benchmark's own executable.
+func productURL(_ name: String) throws -> URL {
+    let url = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent(name)
+    guard FileManager.default.isExecutableFile(atPath: url.path) else {
+        throw SoakError("\(url.path) is missing: build every product first (`swift build -c release`)")
+    }
+    return url
+}
+
 /// Runs a command of this build to its end; throws unless it exits 0.
 func runToCompletion(_ executable: String, _ arguments: [String], environment: [String: String]) async throws {
-    let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     let process = Process()
-    process.executableURL = directory.appendingPathComponent(executable)
+    process.executableURL = try productURL(executable)
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let exit = ProcessExit(observing: process)
