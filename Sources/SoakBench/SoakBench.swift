@@ -33,6 +33,8 @@ struct SoakBench: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Line-buffered even into a file or a pipe, so the progress lines show while it runs.
+        setvbuf(stdout, nil, _IOLBF, 0)
         var logger = Logger(label: "soak-bench")
         logger.logLevel = .notice
         let plan = Plan(requests: self.requests, users: self.users, samples: self.samples)
