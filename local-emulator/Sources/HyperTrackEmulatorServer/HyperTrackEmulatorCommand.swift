@@ -51,21 +51,17 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
         configuration.options.exportDirectory = exportDirectory
         configuration.options.importDirectory = importDirectory
 
+        let accountID = self.accountID
         let emulator: HyperTrackEmulator
         do {
-            emulator = try HyperTrackEmulator(configuration: configuration, logger: logger)
+            emulator = try HyperTrackEmulator(configuration: configuration, logger: logger) { url in
+                print("hypertrack-emulator listening on \(url) (account \(accountID))")
+            }
         } catch {
             throw ValidationError(error.message)
         }
         let group = ServiceGroup(
             services: [emulator], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            tasks.addTask {
-                let url = try await emulator.baseURL()
-                print("hypertrack-emulator listening on \(url) (account \(accountID))")
-            }
-            try await tasks.waitForAll()
-        }
+        try await group.run()
     }
 }
