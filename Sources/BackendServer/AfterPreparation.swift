@@ -10,9 +10,13 @@ struct AfterPreparation: Service, CustomStringConvertible {
     let service: any Service
 
     func run() async throws {
-        for await _ in self.prepared {}
-        // The stream also ends when the task is cancelled (the preparation failed and the group is stopping).
-        try Task.checkCancellation()
+        let prepared = self.prepared
+        await cancelWhenGracefulShutdown {
+            for await _ in prepared {}
+        }
+        // The wait also ends on cancellation (the preparation failed and the group is stopping) and on graceful
+        // shutdown (SIGTERM during the migrations): the service then has nothing to do.
+        if Task.isCancelled || Task.isShuttingDownGracefully { return }
         try await self.service.run()
     }
 
