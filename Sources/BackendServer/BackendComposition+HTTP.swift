@@ -1,6 +1,6 @@
 import Functions
-import HyperTrackAPI
 import Hummingbird
+import HyperTrackAPI
 import Logging
 import NIOCore
 import Prometheus
@@ -77,13 +77,18 @@ extension BackendComposition {
             role.runsAPI
             ? self.backend.makeRouter(client: self.client, logger: logger, requiredMigrations: self.requiredMigrations)
             : self.backend.makeHealthRouter(
-                client: self.client, logger: logger, requiredMigrations: self.requiredMigrations
+                client: self.client,
+                logger: logger,
+                requiredMigrations: self.requiredMigrations
             )
         router.get("metrics") { _, _ in PrometheusExposition.response(metrics) }
         guard prepare else {
             return Application(
                 responder: ObservedResponder(inner: router.buildResponder()),
-                configuration: address, services: services, onServerRunning: running, logger: logger
+                configuration: address,
+                services: services,
+                onServerRunning: running,
+                logger: logger
             )
         }
         var prepared: [AsyncStream<Never>.Continuation] = []
@@ -94,7 +99,10 @@ extension BackendComposition {
         }
         var application = Application(
             responder: ObservedResponder(inner: router.buildResponder()),
-            configuration: address, services: held, onServerRunning: running, logger: logger
+            configuration: address,
+            services: held,
+            onServerRunning: running,
+            logger: logger
         )
         application.beforeServerStarts { [prepared] in
             try await self.prepare()

@@ -50,7 +50,10 @@ extension ServiceGroup {
             continuation.finish()
         }
         let group = ServiceGroup(
-            services: services, gracefulShutdownSignals: [], cancellationSignals: [], logger: logger
+            services: services,
+            gracefulShutdownSignals: [],
+            cancellationSignals: [],
+            logger: logger
         )
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {

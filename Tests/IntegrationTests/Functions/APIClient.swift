@@ -66,10 +66,12 @@ struct APIClient: Sendable {
             headers: fields,
             body: body.map { ByteBuffer(data: $0) }
         )
-        let reply = response.body.readableBytes == 0
+        let reply =
+            response.body.readableBytes == 0
             ? JSONValue.null : try JSONDecoder().decode(JSONValue.self, from: response.body)
         return Reply(
-            status: response.status.code, json: reply,
+            status: response.status.code,
+            json: reply,
             headers: response.headers.map { ($0.name.canonicalName, $0.value) }
         )
     }
