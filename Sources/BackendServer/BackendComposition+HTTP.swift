@@ -1,22 +1,69 @@
 import Functions
 import Hummingbird
+import HyperTrackAPI
 import Logging
 import NIOCore
 import Prometheus
 import ServiceLifecycle
 
 extension BackendComposition {
+    /// The role's process as one Hummingbird application: the HTTP server of the role and, for roles with a worker,
+    /// the trigger worker among the application's services. Run it after the database client, in the process's one
+    /// `ServiceGroup`; tests hand it to HummingbirdTesting (`app.test(.router)`), which runs its services too.
+    ///
+    /// ```swift
+    /// let tracking = HyperTrackTripTracking(client: hyperTrack, logger: logger)
+    /// let app = try composition.application(tracking: tracking, metrics: registry, prepare: true)
+    /// let group = ServiceGroup(services: [client, app], gracefulShutdownSignals: [.sigterm], logger: logger)
+    /// try await group.run()
+    /// ```
+    ///
+    /// Hummingbird stops the server first and then its services, so on SIGTERM the API stops taking writes before
+    /// the worker drains.
+    /// - Parameters:
+    ///   - tracking: HyperTrack, for the functions; only a role with a worker needs it.
+    ///   - metrics: The registry `/metrics` renders (the one the executable bootstrapped swift-metrics with).
+    ///   - prepare: Apply migrations and install the capture triggers (``prepare()``) before the server starts.
+    ///   - onListening: Called with the port once the server listens.
+    /// - Throws: ``BackendServerError`` when the role runs the worker and `tracking` is `nil`.
+    public func application(
+        tracking: (any TripTracking)?,
+        metrics: PrometheusCollectorRegistry,
+        prepare: Bool = false,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        var services: [any Service] = []
+        if self.configuration.role.runsWorker {
+            guard let tracking else {
+                throw BackendServerError.invalidConfiguration(
+                    "the worker needs HyperTrack: set HYPERTRACK_ACCOUNT_ID and HYPERTRACK_SECRET_KEY (and "
+                        + "HYPERTRACK_BASE_URL for the emulator), or run `ridesharing local`"
+                )
+            }
+            services.append(self.worker(registry: self.registry(tracking: tracking)))
+        }
+        return self.application(metrics: metrics, services: services, prepare: prepare, onListening: onListening)
+    }
+
     /// The HTTP server of the role: `/v1` (roles ``ServerRole/all`` and ``ServerRole/api``), `/healthz`, `/readyz`
     /// and `/metrics` rendered from `metrics`, with per-request metrics (`hb_requests`,
     /// `http_server_request_duration`, `hb_request_errors`, `http_server_active_requests`). It logs
     /// "HTTP listening" with `http.role`, `http.port` and `http.address` once it listens.
+    ///
+    /// With `prepare`, ``prepare()`` runs in `beforeServerStarts`, and `services` start only after it: Hummingbird
+    /// starts an application's services beside that work, and a worker claiming before its tables and triggers
+    /// exist would fail its claims and sleep until its next poll.
     /// - Parameters:
-    ///   - metrics: The registry `/metrics` renders (the one the executable bootstrapped swift-metrics with).
+    ///   - metrics: The registry `/metrics` renders.
+    ///   - services: Run beside the server (the worker).
+    ///   - prepare: Apply migrations and install the capture triggers before the server starts.
     ///   - onListening: Called with the port once the server listens.
     public func application(
         metrics: PrometheusCollectorRegistry,
+        services: [any Service] = [],
+        prepare: Bool = false,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) -> any Service {
+    ) -> some ApplicationProtocol {
         let role = self.configuration.role
         let logger = self.logger
         let address = ApplicationConfiguration(
@@ -38,12 +85,37 @@ extension BackendComposition {
             role.runsAPI
             ? self.backend.makeRouter(client: self.client, logger: logger, requiredMigrations: self.requiredMigrations)
             : self.backend.makeHealthRouter(
-                client: self.client, logger: logger, requiredMigrations: self.requiredMigrations
+                client: self.client,
+                logger: logger,
+                requiredMigrations: self.requiredMigrations
             )
         router.get("metrics") { _, _ in PrometheusExposition.response(metrics) }
-        return Application(
+        guard prepare else {
+            return Application(
+                responder: ObservedResponder(inner: router.buildResponder()),
+                configuration: address,
+                services: services,
+                onServerRunning: running,
+                logger: logger
+            )
+        }
+        var prepared: [AsyncStream<Never>.Continuation] = []
+        let held = services.map { service -> any Service in
+            let (stream, continuation) = AsyncStream<Never>.makeStream()
+            prepared.append(continuation)
+            return AfterPreparation(prepared: stream, service: service)
+        }
+        var application = Application(
             responder: ObservedResponder(inner: router.buildResponder()),
-            configuration: address, onServerRunning: running, logger: logger
+            configuration: address,
+            services: held,
+            onServerRunning: running,
+            logger: logger
         )
+        application.beforeServerStarts { [prepared] in
+            try await self.prepare()
+            for continuation in prepared { continuation.finish() }
+        }
+        return application
     }
 }

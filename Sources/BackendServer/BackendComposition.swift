@@ -6,22 +6,22 @@ import Prometheus
 import ServiceLifecycle
 import TriggerRuntime
 
-/// The backend as the services of one process: the HTTP application of a ``ServerRole`` (`/v1` from Functions,
-/// `/healthz`, `/readyz`, `/metrics`) and the trigger worker running the backend's functions, on one database
-/// client. `ridesharing serve`, `ridesharing local` (through `LocalStack`), the demo, the functions shell and the
-/// tests all build their processes here.
+/// The backend as one process: a Hummingbird application of a ``ServerRole`` (`/v1` from Functions, `/healthz`,
+/// `/readyz`, `/metrics`) with the trigger worker running the backend's functions among its services, on one
+/// database client. `ridesharing serve`, `ridesharing local` (through `LocalStack`), the demo, the functions shell and
+/// the tests all build their processes here.
 ///
 /// ```swift
 /// let client = PostgresClient(configuration: database, backgroundLogger: logger)
 /// let composition = BackendComposition(configuration: configuration, client: client, logger: logger)
 /// let tracking = HyperTrackTripTracking(client: hyperTrack, logger: logger)
-/// let services = try composition.services(tracking: tracking, metrics: registry)
-/// let group = ServiceGroup(services: [client] + services, gracefulShutdownSignals: [.sigterm], logger: logger)
+/// let app = try composition.application(tracking: tracking, metrics: registry, prepare: true)
+/// let group = ServiceGroup(services: [client, app], gracefulShutdownSignals: [.sigterm], logger: logger)
 /// try await group.run()
 /// ```
 ///
-/// The order of ``services(tracking:metrics:onListening:)`` is the start order (HTTP first, worker last); a
-/// `ServiceGroup` shuts down in reverse, so the worker drains before the HTTP server and the client stop.
+/// The client starts first and stops last; inside the application Hummingbird stops the HTTP server before the
+/// worker drains.
 public struct BackendComposition: Sendable {
     /// What the process runs and how.
     public struct Configuration: Sendable {
@@ -42,7 +42,7 @@ public struct BackendComposition: Sendable {
 
     /// The configuration.
     public let configuration: Configuration
-    /// The database client; run it in the same `ServiceGroup`, before the composition's services.
+    /// The database client; run it in the same `ServiceGroup`, before the application.
     public let client: PostgresClient
     let logger: Logger
 
@@ -70,9 +70,10 @@ public struct BackendComposition: Sendable {
     }
 
     /// Applies the pending migrations and installs the capture triggers of the backend's functions on the worker's
-    /// channel. Call it (with a running client) before ``services(tracking:metrics:onListening:)`` run, never beside
-    /// them: a write the API accepts after the migrations but before the triggers would never reach the functions.
-    /// The triggers depend only on the functions' bindings (``Backend/bindings``), not on HyperTrack.
+    /// channel. Call it (with a running client) before the server and the worker start, never beside them
+    /// (``application(tracking:metrics:prepare:onListening:)`` with `prepare` does): a write the API accepts after
+    /// the migrations but before the triggers would never reach the functions. The triggers depend only on the
+    /// functions' bindings (``Backend/bindings``), not on HyperTrack.
     public func prepare() async throws {
         try await TriggerRuntime.prepare(
             client: self.client, bindings: Backend.bindings,
@@ -87,29 +88,5 @@ public struct BackendComposition: Sendable {
         TriggerRuntime(
             client: self.client, registry: registry, configuration: self.configuration.runtime, logger: self.logger
         )
-    }
-
-    /// The services of the role, in start order: the HTTP application, then the worker (roles with a worker).
-    /// - Parameters:
-    ///   - tracking: HyperTrack, for the functions; only a role with a worker needs it.
-    ///   - metrics: The registry `/metrics` renders.
-    ///   - onListening: Called with the HTTP port once the server listens.
-    /// - Throws: ``BackendServerError`` when the role runs the worker and `tracking` is `nil`.
-    public func services(
-        tracking: (any TripTracking)?,
-        metrics: PrometheusCollectorRegistry,
-        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) throws -> [any Service] {
-        var services = [self.application(metrics: metrics, onListening: onListening)]
-        if self.configuration.role.runsWorker {
-            guard let tracking else {
-                throw BackendServerError.invalidConfiguration(
-                    "the worker needs HyperTrack: set HYPERTRACK_ACCOUNT_ID and HYPERTRACK_SECRET_KEY (and "
-                        + "HYPERTRACK_BASE_URL for the emulator), or run `ridesharing local`"
-                )
-            }
-            services.append(self.worker(registry: self.registry(tracking: tracking)))
-        }
-        return services
     }
 }

@@ -1,7 +1,6 @@
 /// The error of the backend's composition: what went wrong, safe to show anyone.
 public struct BackendServerError: Error, CustomStringConvertible, Sendable, Equatable {
     enum Code: Sendable, Equatable {
-        case notListening
         case invalidConfiguration(String)
     }
 
@@ -16,7 +15,6 @@ public struct BackendServerError: Error, CustomStringConvertible, Sendable, Equa
 
     public var description: String {
         switch self.code {
-        case .notListening: "the HTTP server stopped before it listened"
         case .invalidConfiguration(let message): message
         }
     }

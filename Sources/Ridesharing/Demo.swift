@@ -6,6 +6,7 @@ import LocalStack
 import Logging
 import PostgresNIO
 import Prometheus
+import ServiceLifecycle
 
 /// `ridesharing demo`: one whole ride on a throwaway stack, printed as it happens.
 struct Demo: AsyncParsableCommand {
@@ -60,10 +61,14 @@ struct Demo: AsyncParsableCommand {
         configuration.emulatorPort = 0
         configuration.clock = .manual()
         configuration.runtime.pollInterval = .milliseconds(200)
-        return try await LocalStack.withRunning(
-            database: database, configuration: configuration, metrics: metrics, logger: logger
-        ) {
-            running in
+        let client = PostgresClient(configuration: database, backgroundLogger: logger)
+        return try await ServiceGroup.withRunning(logger: logger, notReady: LocalStackError.stoppedBeforeReady) {
+            ready in
+            [
+                client,
+                LocalStack(client: client, configuration: configuration, metrics: metrics, logger: logger) { ready($0) },
+            ]
+        } _: { running in
             say("stack up: API \(running.endpoints.apiURL), HyperTrack emulator \(running.endpoints.emulatorURL)")
             return try await LocalDemo(running: running, configuration: demo, say: say).run()
         }

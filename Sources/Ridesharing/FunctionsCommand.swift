@@ -121,7 +121,8 @@ struct FunctionsCall: AsyncParsableCommand {
             _, url in
             var emulatorConfiguration = HyperTrackEmulator.Configuration()
             emulatorConfiguration.clock = .manual()
-            return try await HyperTrackEmulator.withRunning(emulatorConfiguration, logger: logger) { emulator in
+            let emulator = try HyperTrackEmulator(configuration: emulatorConfiguration, logger: logger)
+            return try await ServiceGroup.withRunning([emulator], logger: logger) {
                 let client = try HyperTrackClient(
                     configuration: .init(
                         baseURL: try await emulator.baseURL(), accountID: emulatorConfiguration.accountID,

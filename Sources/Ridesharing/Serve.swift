@@ -51,11 +51,6 @@ struct Serve: AsyncParsableCommand {
         logger.info("serve starting", metadata: ["serve.role": "\(role)", "worker.id": "\(configuration.runtime.workerID)"])
         let prepare = self.migrate || self.global.embeddedPostgres
         try await configuration.withDatabase(logger: logger) { database in
-            if prepare {
-                // Before anything serves: a write accepted between the migrations and the capture triggers would
-                // never reach the functions.
-                try await Self.prepare(database: database, settings: settings, runtime: configuration.runtime, logger: logger)
-            }
             // A long-running process: a pool that arms no timer per request (see useSteadyPool for the measurement).
             var database = database
             database.useSteadyPool(connections: configuration.maximumConnections)
@@ -64,9 +59,13 @@ struct Serve: AsyncParsableCommand {
                 configuration: settings.composition(role: role, runtime: configuration.runtime),
                 client: client, logger: logger
             )
-            let services = try composition.services(tracking: try settings.tracking(logger: logger), metrics: metrics)
+            // With `prepare`, the migrations and capture triggers run before anything serves or claims: a write
+            // accepted between the migrations and the triggers would never reach the functions.
+            let application = try composition.application(
+                tracking: try settings.tracking(logger: logger), metrics: metrics, prepare: prepare
+            )
             let group = ServiceGroup(
-                services: [client] + services,
+                services: [client, application],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 cancellationSignals: [],
                 logger: logger
@@ -74,17 +73,5 @@ struct Serve: AsyncParsableCommand {
             try await group.run()
         }
         logger.info("serve stopped", metadata: ["serve.role": "\(role)"])
-    }
-
-    /// Migrates and installs the capture triggers on a client of its own, stopped afterwards.
-    static func prepare(
-        database: PostgresClient.Configuration, settings: BackendSettings, runtime: TriggerRuntime.Configuration,
-        logger: Logger
-    ) async throws {
-        let client = PostgresClient(configuration: database, backgroundLogger: logger)
-        let composition = BackendComposition(
-            configuration: settings.composition(role: .all, runtime: runtime), client: client, logger: logger
-        )
-        try await ServiceGroup.withRunning([client], logger: logger) { try await composition.prepare() }
     }
 }

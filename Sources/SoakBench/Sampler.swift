@@ -38,18 +38,18 @@ actor Sampler {
             do {
                 resident[process.name] = try ChildProcess.residentKiB(pid: process.pid)
             } catch {
-                print("soak-bench: \(error)")
+                say("soak-bench: \(error)")
             }
         }
         let done: Int?
         do { done = try await self.queue?.counts().done } catch {
-            print("soak-bench: the queue's counts failed: \(error)")
+            say("soak-bench: the queue's counts failed: \(error)")
             done = nil
         }
         self.samples.append(Sample(requests: requests, residentKiB: resident, deliveriesDone: done))
         let seconds = (ContinuousClock.now - self.started).secondsValue
         let memory = self.processes.map { "\($0.name) \(resident[$0.name].map { String($0 / 1024) } ?? "?") MiB" }
-        print(
+        say(
             "  \(requests) requests, \(String(format: "%.0f", Double(requests) / max(seconds, 0.001)))/s"
                 + (done.map { ", \($0) deliveries done" } ?? "") + "; " + memory.joined(separator: ", ")
         )

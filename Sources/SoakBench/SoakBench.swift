@@ -33,26 +33,30 @@ struct SoakBench: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Line-buffered even into a file or a pipe, so the progress lines show while it runs.
-        setvbuf(stdout, nil, _IOLBF, 0)
         var logger = Logger(label: "soak-bench")
         logger.logLevel = .notice
         let plan = Plan(requests: self.requests, users: self.users, samples: self.samples)
         var results: [ScenarioResult] = []
         for scenario in self.scenarios {
-            print("soak-bench: \(scenario.rawValue), \(plan.requests) requests from \(plan.users) users")
+            say("soak-bench: \(scenario.rawValue), \(plan.requests) requests from \(plan.users) users")
             let result =
                 switch scenario {
                 case .services: try await ServicesScenario(plan: plan, logger: logger).run()
                 case .local: try await LocalScenario(plan: plan, logger: logger).run()
                 }
-            print(result.markdown)
+            say(result.markdown)
             results.append(result)
         }
         let report = SoakReport(plan: plan, results: results, command: CommandLine.arguments.dropFirst().joined(separator: " "))
         if let path = self.write { try report.write(into: path) }
         guard results.allSatisfy(\.passed) else { throw SoakError("a process did not plateau, or a check failed") }
     }
+}
+
+/// Writes a line to standard output at once (`print` is block-buffered into a file or a pipe, so progress lines
+/// would show only at the end).
+func say(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
 /// What every scenario runs.

@@ -108,7 +108,7 @@ package struct PostgresOutboxStore: OutboxStore {
     /// their transaction either deletes them or, if it rolls back, the next renewal extends them.
     package func renew(_ deliveries: [Delivery], lease: Duration) async throws -> Set<Int64> {
         guard !deliveries.isEmpty else { return [] }
-        let rows = try await self.client.query(
+        return try await self.query(
             """
             WITH mine AS (
                 SELECT id FROM trigger_runtime.deliveries
@@ -126,12 +126,12 @@ package struct PostgresOutboxStore: OutboxStore {
                 RETURNING d.id
             )
             SELECT id FROM mine -- renewed, or locked by this worker's open delivery transaction
-            """,
-            logger: self.logger
-        )
-        var held = Set<Int64>()
-        for try await id in rows.decode(Int64.self) { held.insert(id) }
-        return held
+            """
+        ) { rows in
+            var held = Set<Int64>()
+            for try await id in rows.decode(Int64.self) { held.insert(id) }
+            return held
+        }
     }
 
     package func release(_ deliveries: [Delivery]) async throws {
@@ -170,15 +170,14 @@ package struct PostgresOutboxStore: OutboxStore {
 
     /// Written without waiting for the WAL flush: a declaration lost in a crash only makes writers notify.
     package func declareAwake(owner: String, channel: String, for duration: Duration) async throws {
-        try await self.client.query(
+        try await self.query(
             """
             WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
             INSERT INTO trigger_runtime.awake_workers (worker, channel, until)
             SELECT \(owner), \(channel), clock_timestamp() + make_interval(secs => \(duration.secondsValue)) FROM async
             ON CONFLICT (worker) DO UPDATE SET channel = excluded.channel, until = excluded.until
-            """,
-            logger: self.logger
-        )
+            """
+        ) { _ in }
     }
 
     /// The horizon is read by a second statement, after the deletion committed.
@@ -201,28 +200,26 @@ package struct PostgresOutboxStore: OutboxStore {
     }
 
     package func horizonPassed(_ horizon: Int64) async throws -> Bool {
-        let rows = try await self.client.query(
-            "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::int8 >= \(horizon)",
-            logger: self.logger
-        )
-        for try await passed in rows.decode(Bool.self) { return passed }
-        return false
+        try await self.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::int8 >= \(horizon)") { rows in
+            for try await passed in rows.decode(Bool.self) { return passed }
+            return false
+        }
     }
 
     /// Only future rows count: a due row that the claim skipped is blocked behind an earlier delivery of its
     /// document, and the worker running that one re-scans when it finishes.
     package func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double? {
-        let rows = try await self.client.query(
+        try await self.query(
             """
             SELECT extract(epoch FROM run_after - clock_timestamp())::float8 FROM trigger_runtime.deliveries
             WHERE status = 'ready' AND run_after > now() AND function_name = ANY(\(functions.map(\.rawValue)))
             ORDER BY run_after LIMIT 1
-            """,
-            logger: self.logger
-        )
-        var seconds: Double?
-        for try await value in rows.decode(Double.self) { seconds = value }
-        return seconds
+            """
+        ) { rows in
+            var seconds: Double?
+            for try await value in rows.decode(Double.self) { seconds = value }
+            return seconds
+        }
     }
 
     /// A dead delivery's `run_after` records when it died (the claim never reads it for dead rows).
@@ -250,11 +247,26 @@ package struct PostgresOutboxStore: OutboxStore {
         var total = 0
         while true {
             let sql = "WITH gone AS (\(delete) RETURNING 1) SELECT count(*)::int8 FROM gone"
-            let rows = try await self.client.query(PostgresQuery(unsafeSQL: sql), logger: self.logger)
-            var count = 0
-            for try await value in rows.decode(Int64.self) { count = Int(value) }
+            let count = try await self.query(PostgresQuery(unsafeSQL: sql)) { rows in
+                var count = 0
+                for try await value in rows.decode(Int64.self) { count = Int(value) }
+                return count
+            }
             total += count
             if count < 10000 { return total }
+        }
+    }
+
+    /// `client.query` on a lease that closes a connection failing at the connection level before the pool can hand
+    /// it out again (see `withConnectionClosedOnFailure`): a plain `client.query` returns such a connection at once,
+    /// and the next query written to it may never be answered, a cancellation-deaf await that can stall the worker's
+    /// shutdown. `consume` reads the rows inside the lease.
+    private func query<T: Sendable>(
+        _ query: PostgresQuery,
+        _ consume: (PostgresRowSequence) async throws -> T
+    ) async throws -> T {
+        try await self.client.withConnectionClosedOnFailure { connection in
+            try await consume(try await connection.query(query, logger: self.logger))
         }
     }
 }

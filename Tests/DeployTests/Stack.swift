@@ -7,6 +7,8 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import PostgresNIO
+import ServiceLifecycle
+import TriggerRuntime
 
 /// One PostgreSQL database, the HyperTrack emulator (in-process) and the environment the `ridesharing` processes
 /// of a test share.
@@ -51,7 +53,8 @@ struct Stack: Sendable {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, configuration in
             let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
             let emulatorConfiguration = HyperTrackEmulator.Configuration()
-            try await HyperTrackEmulator.withRunning(emulatorConfiguration, logger: Self.logger) { emulator in
+            let emulator = try HyperTrackEmulator(configuration: emulatorConfiguration, logger: Self.logger)
+            try await ServiceGroup.withRunning([emulator], logger: Self.logger) {
                 let base = try await emulator.baseURL()
                 let stack = Stack(
                     client: client,
@@ -85,7 +88,8 @@ struct Stack: Sendable {
             let (api, port) = try await Self.serve(["--api-only"], name: "api", environment: environment)
             defer { api.kill() }
             emulatorConfiguration.webhookURL = "http://127.0.0.1:\(port)/v1/hypertrack/webhooks"
-            try await HyperTrackEmulator.withRunning(emulatorConfiguration, logger: Self.logger) { [emulatorConfiguration] emulator in
+            let emulator = try HyperTrackEmulator(configuration: emulatorConfiguration, logger: Self.logger)
+            try await ServiceGroup.withRunning([emulator], logger: Self.logger) { [emulatorConfiguration] in
                 let base = try await emulator.baseURL()
                 let stack = Stack(
                     client: client,

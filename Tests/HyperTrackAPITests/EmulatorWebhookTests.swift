@@ -4,7 +4,9 @@ import Functions
 import HyperTrackAPI
 import HyperTrackEmulator
 import Logging
+import ServiceLifecycle
 import Testing
+import TriggerRuntime
 
 /// The webhooks the project's emulator really sends, received over HTTP, verified and decoded by this module.
 @Suite("Webhooks from the HyperTrack emulator")
@@ -17,7 +19,8 @@ struct EmulatorWebhookTests {
             configuration.webhookSecret = "whsec-\(UUID().uuidString)"
             configuration.webhookURL = "\(await receiver.baseURL)/hooks"
             let logger = Logger(label: "hypertrack-emulator") { _ in SwiftLogNoOpLogHandler() }
-            try await HyperTrackEmulator.withRunning(configuration, logger: logger) { emulator in
+            let emulator = try HyperTrackEmulator(configuration: configuration, logger: logger)
+            try await ServiceGroup.withRunning([emulator], logger: logger) {
                 let client = try HyperTrackClient(
                     configuration: .init(
                         baseURL: try await emulator.baseURL(),

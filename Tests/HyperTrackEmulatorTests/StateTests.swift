@@ -3,6 +3,7 @@ import HyperTrackEmulator
 import Logging
 import ServiceLifecycle
 import Testing
+import TriggerRuntime
 
 @Suite("State export/import and running as a Service", .timeLimit(.minutes(2)))
 struct StateTests {
@@ -62,19 +63,16 @@ struct StateTests {
         var configuration = HyperTrackEmulator.Configuration()
         configuration.options.exportDirectory = directory
         let first = try HyperTrackEmulator(configuration: configuration, logger: Self.logger)
-        let group = ServiceGroup(services: [first], logger: Self.logger)
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
+        try await ServiceGroup.withRunning([first], logger: Self.logger) {
             let client = APIClient(baseURL: try await first.baseURL())
             _ = try await client.post("/_emulator/devices", #"{"device_id":"S1","position":[4.9,52.37]}"#)
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
         }
         #expect(FileManager.default.fileExists(atPath: directory + "/state.json"))
 
         var second = HyperTrackEmulator.Configuration()
         second.options.importDirectory = directory
-        try await HyperTrackEmulator.withRunning(second, logger: Self.logger) { emulator in
+        let emulator = try HyperTrackEmulator(configuration: second, logger: Self.logger)
+        try await ServiceGroup.withRunning([emulator], logger: Self.logger) {
             let client = APIClient(baseURL: try await emulator.baseURL())
             let device = try await client.get("/devices/S1")
             #expect(device.status == 200)

@@ -1,5 +1,7 @@
 import HyperTrackEmulator
 import Logging
+import ServiceLifecycle
+import TriggerRuntime
 
 /// The project's HyperTrack emulator as a ``ServerUnderTest``, on a clock that runs 50 times faster than real
 /// time, so completions and Nearby searches finish while the client polls.
@@ -30,7 +32,9 @@ struct EmulatorServer: ServerUnderTest {
         configuration.clock = .scaled(rate: 50)
         configuration.options.pageSize = 2
         let logger = Logger(label: "hypertrack-emulator") { _ in SwiftLogNoOpLogHandler() }
-        try await HyperTrackEmulator.withRunning(configuration, logger: logger) { emulator in
+        let emulator = try HyperTrackEmulator(configuration: configuration, logger: logger)
+        try await ServiceGroup.withRunning([emulator], logger: logger) {
+            _ = try await emulator.baseURL()
             try await body(EmulatorServer(emulator: emulator, accountID: configuration.accountID, secretKey: configuration.secretKey))
         }
     }

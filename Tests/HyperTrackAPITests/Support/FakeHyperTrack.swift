@@ -5,6 +5,8 @@ import Hummingbird
 import HyperTrackAPI
 import Logging
 import NIOCore
+import ServiceLifecycle
+import TriggerRuntime
 
 /// One request as the fake server received it.
 struct RecordedRequest: Sendable {
@@ -134,21 +136,20 @@ actor FakeHyperTrack {
     /// Runs the fake on 127.0.0.1 with an OS-chosen port for the duration of `body`.
     static func withServer<T: Sendable>(_ body: (FakeHyperTrack) async throws -> T) async throws -> T {
         let fake = FakeHyperTrack()
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            responder: CallbackResponder<BasicRequestContext> { request, _ in try await fake.respond(to: request) },
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            },
-            logger: Logger(label: "fake-hypertrack", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
-            defer { group.cancelAll() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else { throw FakeServerError.noPort }
+        let logger = Logger(label: "fake-hypertrack", factory: { _ in SwiftLogNoOpLogHandler() })
+        return try await ServiceGroup.withRunning(logger: logger, notReady: FakeServerError.noPort) { ready in
+            [
+                Application(
+                    responder: CallbackResponder<BasicRequestContext> { request, _ in
+                        try await fake.respond(to: request)
+                    },
+                    configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+                    onServerRunning: { channel in ready(channel.localAddress?.port ?? 0) },
+                    logger: logger
+                )
+            ]
+        } _: { port in
+            guard port > 0 else { throw FakeServerError.noPort }
             await fake.setBaseURL("http://127.0.0.1:\(port)")
             return try await body(fake)
         }

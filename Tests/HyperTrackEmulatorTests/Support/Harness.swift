@@ -1,6 +1,8 @@
 import Foundation
 import HyperTrackEmulator
 import Logging
+import ServiceLifecycle
+import TriggerRuntime
 
 /// Runs a receiver and an emulator wired to it (manual clock), for one test.
 func withEmulator<T: Sendable>(
@@ -13,7 +15,8 @@ func withEmulator<T: Sendable>(
         configuration.webhookURL = webhookURL
         configure(&configuration)
         let logger = Logger(label: "emulator-test", factory: { _ in SwiftLogNoOpLogHandler() })
-        return try await HyperTrackEmulator.withRunning(configuration, logger: logger) { emulator in
+        let emulator = try HyperTrackEmulator(configuration: configuration, logger: logger)
+        return try await ServiceGroup.withRunning([emulator], logger: logger) {
             let client = APIClient(baseURL: try await emulator.baseURL())
             return try await body(emulator, client, receiver)
         }

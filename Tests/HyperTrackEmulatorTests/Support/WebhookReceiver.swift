@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import TriggerRuntime
 
 /// One webhook POST as the receiver saw it.
 struct ReceivedWebhook: Sendable {
@@ -56,28 +57,16 @@ struct WebhookReceiver: Sendable {
                     contentType: request.headers[.contentType], answered: status))
             return Response(status: .init(code: status))
         }
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
-            logger: Logger(label: "webhook-receiver", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let group = ServiceGroup(services: [app], logger: app.logger)
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            var ports = portStream.makeAsyncIterator()
-            guard let port = await ports.next() else { throw CancellationError() }
-            do {
-                let result = try await body("http://127.0.0.1:\(port)/webhooks")
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                continuation.finish()
-                return result
-            } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                continuation.finish()
-                throw error
-            }
+        let logger = Logger(label: "webhook-receiver", factory: { _ in SwiftLogNoOpLogHandler() })
+        defer { continuation.finish() }
+        return try await ServiceGroup.withRunning(logger: logger, notReady: CancellationError()) { ready in
+            [
+                Application(
+                    router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                    onServerRunning: { channel in ready(channel.localAddress?.port ?? 0) }, logger: logger)
+            ]
+        } _: { port in
+            try await body("http://127.0.0.1:\(port)/webhooks")
         }
     }
 }

@@ -1,17 +1,17 @@
 import BackendServer
 import EmbeddedPostgres
 import Functions
+import HummingbirdTesting
 import HyperTrackAPI
 import LocalStack
 import Logging
 import NIOHTTP1
 import PostgresNIO
+import Prometheus
 import TriggerRuntime
 
-/// The tests' JSON client of the API: the local stack's (the one the demo plays rides with).
-typealias APIClient = StackAPI
-
-/// A fresh database with the backend's schema and its API (role `api` of the composition) on 127.0.0.1 (port 0).
+/// A fresh database with the backend's schema and its API (role `api` of the composition), tested through
+/// HummingbirdTesting's router client (no socket).
 struct BackendHarness: Sendable {
     let client: PostgresClient
     let api: APIClient
@@ -19,8 +19,8 @@ struct BackendHarness: Sendable {
 
     static let logger = Logger(label: "functions-integration", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    /// The composition the tests run: `role` on 127.0.0.1, a free port, the worker polling every 200 ms and
-    /// draining for at most 2 s at the end.
+    /// The composition the tests run: `role` (on 127.0.0.1 and a free port if served), the worker polling every
+    /// 200 ms and draining for at most 2 s at the end.
     static func composition(
         _ role: ServerRole,
         backend: Backend.Configuration,
@@ -35,7 +35,7 @@ struct BackendHarness: Sendable {
         return BackendComposition(configuration: configuration, client: client, logger: Self.logger)
     }
 
-    /// Runs `body` against a migrated database and a live API server, tearing both down afterwards.
+    /// Runs `body` against a migrated database and the API application, tearing both down afterwards.
     static func with<T: Sendable>(
         configuration: Backend.Configuration = Backend.Configuration(webhook: .init(secret: "whsec-test")),
         _ body: @escaping @Sendable (BackendHarness) async throws -> T
@@ -43,12 +43,10 @@ struct BackendHarness: Sendable {
         try await TestDatabase.shared.withDatabase(logger: self.logger) { client, _ in
             let composition = Self.composition(.api, backend: configuration, client: client)
             try await self.migrate(client, backend: composition.backend)
-            return try await composition.withRunning { port in
+            let application = try composition.application(tracking: nil, metrics: PrometheusCollectorRegistry())
+            return try await application.test(.router) { testClient in
                 try await body(
-                    BackendHarness(
-                        client: client, api: APIClient(baseURL: "http://127.0.0.1:\(port)"),
-                        backend: composition.backend
-                    )
+                    BackendHarness(client: client, api: APIClient(client: testClient), backend: composition.backend)
                 )
             }
         }
@@ -95,6 +93,7 @@ extension APIClient {
 
 enum APIClientError: Error {
     case unexpected(Int, JSONValue)
+    case invalidHeader(String)
 }
 
 extension JSONValue {

@@ -76,7 +76,7 @@ struct EmulatorRideTests {
             stack.webhookSecret = configuration.webhook.secret ?? ""
             stack.runtime.pollInterval = .milliseconds(200)
             stack.runtime.shutdownGracePeriod = .seconds(2)
-            try await LocalStack.withRunning(database: database, configuration: stack, logger: logger) { running in
+            try await LocalStackTests.withStack(database: database, configuration: stack, logger: logger) { running in
                 var clientConfiguration = HyperTrackClient.Configuration(
                     baseURL: running.endpoints.emulatorURL,
                     accountID: running.endpoints.accountID,
@@ -86,7 +86,7 @@ struct EmulatorRideTests {
                 let tracking = try HyperTrackClient(configuration: clientConfiguration, httpClient: .shared, logger: logger)
                 let harness = RideHarness(
                     client: client,
-                    api: APIClient(baseURL: running.endpoints.apiURL),
+                    api: APIClient(stack: running.endpoints.apiURL),
                     secret: running.endpoints.webhookSecret
                 )
                 try await body(harness, running.emulator, tracking)

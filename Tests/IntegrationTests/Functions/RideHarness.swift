@@ -2,15 +2,18 @@ import BackendServer
 import EmbeddedPostgres
 import Foundation
 import Functions
+import HummingbirdTesting
 import HyperTrackAPI
 import LocalStack
 import Logging
 import NIOHTTP1
 import PostgresNIO
+import Prometheus
 import TriggerRuntime
 
-/// The whole backend on a fresh database: migrations and capture triggers, the trigger runtime (a worker) with the
-/// backend's functions on `tracking`, and the API on 127.0.0.1 (port 0).
+/// The whole backend on a fresh database: migrations and capture triggers (before the server starts), the trigger
+/// runtime (a worker) with the backend's functions on `tracking`, and the API, tested through HummingbirdTesting's
+/// router client (no socket).
 struct RideHarness: Sendable {
     let client: PostgresClient
     let api: APIClient
@@ -23,12 +26,14 @@ struct RideHarness: Sendable {
     ) async throws -> T {
         try await TestDatabase.shared.withDatabase(logger: BackendHarness.logger) { client, _ in
             let composition = BackendHarness.composition(.all, backend: configuration, client: client)
-            try await composition.prepare()
-            return try await composition.withRunning(tracking: tracking) { port in
+            let application = try composition.application(
+                tracking: tracking, metrics: PrometheusCollectorRegistry(), prepare: true
+            )
+            return try await application.test(.router) { testClient in
                 try await body(
                     RideHarness(
                         client: client,
-                        api: APIClient(baseURL: "http://127.0.0.1:\(port)"),
+                        api: APIClient(client: testClient),
                         secret: configuration.webhook.secret ?? ""
                     )
                 )

@@ -72,7 +72,7 @@ struct FunctionsShellTests {
     func examplesRun() async throws {
         let logger = LocalStackTests.logger
         try await TestDatabase.shared.withDatabase(logger: logger) { client, database in
-            try await LocalStack.withRunning(
+            try await LocalStackTests.withStack(
                 database: database, configuration: LocalStackTests.configuration(), logger: logger
             ) { running in
                 let hyperTrack = try HyperTrackClient(
@@ -130,7 +130,7 @@ struct FunctionsShellTests {
     func liveCall() async throws {
         let logger = LocalStackTests.logger
         try await TestDatabase.shared.withDatabase(logger: logger) { client, database in
-            try await LocalStack.withRunning(
+            try await LocalStackTests.withStack(
                 database: database, configuration: LocalStackTests.configuration(), logger: logger
             ) { running in
                 let api = StackAPI(baseURL: running.endpoints.apiURL)

@@ -9,6 +9,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
 import Testing
 import TriggerRuntime
@@ -30,6 +31,22 @@ struct LocalStackTests {
         configuration.runtime.pollInterval = .milliseconds(200)
         configuration.emulatorStateDirectory = stateDirectory
         return configuration
+    }
+
+    /// Runs a stack (and its own database client) on `database` while `body` runs, then shuts both down gracefully.
+    static func withStack<T: Sendable>(
+        database: PostgresClient.Configuration,
+        configuration: LocalStack.Configuration,
+        logger: Logger,
+        _ body: @Sendable (LocalStack.Running) async throws -> T
+    ) async throws -> T {
+        let client = PostgresClient(configuration: database, backgroundLogger: logger)
+        return try await ServiceGroup.withRunning(logger: logger, notReady: LocalStackError.stoppedBeforeReady) {
+            ready in
+            [client, LocalStack(client: client, configuration: configuration, logger: logger) { ready($0) }]
+        } _: { running in
+            try await body(running)
+        }
     }
 
     /// The emulator's trips of `device` (all statuses), through HyperTrack's own API.
@@ -71,7 +88,7 @@ struct LocalStackTests {
     @Test("the demo: drivers around Berlin, a booking, the nearest accepts, the ride to its summary and fare")
     func demo() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { _, database in
-            try await LocalStack.withRunning(database: database, configuration: Self.configuration(), logger: Self.logger) {
+            try await LocalStackTests.withStack(database: database, configuration: Self.configuration(), logger: Self.logger) {
                 running in
                 let lines = LineCollector()
                 let result = try await LocalDemo(running: running) { lines.append($0) }.run()
@@ -87,7 +104,7 @@ struct LocalStackTests {
     @Test("faults: 503s on trip creation, 429 on completion, duplicated and reordered webhooks; still one trip per leg")
     func faults() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { _, database in
-            try await LocalStack.withRunning(database: database, configuration: Self.configuration(), logger: Self.logger) {
+            try await LocalStackTests.withStack(database: database, configuration: Self.configuration(), logger: Self.logger) {
                 running in
                 let emulator = running.emulator
                 try await emulator.addFault(.httpError(status: 503, method: "POST", path: "/trips", count: 2))
@@ -110,12 +127,12 @@ struct LocalStackTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { _, database in
             let configuration = Self.configuration(stateDirectory: directory)
-            try await LocalStack.withRunning(database: database, configuration: configuration, logger: Self.logger) {
+            try await LocalStackTests.withStack(database: database, configuration: configuration, logger: Self.logger) {
                 running in
                 await running.emulator.registerDevice(id: "kept", name: "Kept", longitude: 13.4, latitude: 52.5)
             }
             #expect(FileManager.default.fileExists(atPath: directory + "/state.json"))
-            try await LocalStack.withRunning(database: database, configuration: configuration, logger: Self.logger) {
+            try await LocalStackTests.withStack(database: database, configuration: configuration, logger: Self.logger) {
                 running in
                 let state = try JSONDecoder().decode(
                     JSONValue.self, from: try await Self.get("\(running.endpoints.emulatorURL)/_emulator/state")

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 import Testing
 import TriggerRuntime
 
@@ -79,5 +80,71 @@ struct ListenTests {
             throw error
         }
         #expect(Set(handled.entries) == Set(1...20))
+    }
+
+    /// When, after the LISTEN connection is killed, the worker is told to shut down.
+    enum ShutdownMoment: String, CaseIterable, Sendable {
+        /// Right after `pg_terminate_backend` returns: the loss may not have been noticed yet.
+        case atOnce
+        /// Once the loss is logged: the listener waits out its reconnect backoff.
+        case whileReconnecting
+        /// Once it listens again, on a new connection.
+        case afterReconnect
+    }
+
+    /// A worker that never exits on SIGTERM after a lost LISTEN connection would be a production bug (an orphaned
+    /// pod until SIGKILL), so the shutdown runs in a task of its own and the test fails, instead of hanging, when it
+    /// does not finish in time.
+    @Test("after the LISTEN connection is killed, graceful shutdown finishes within a deadline",
+        arguments: ShutdownMoment.allCases)
+    func shutdownAfterListenerKilled(moment: ShutdownMoment) async throws {
+        let registry = Self.registry(Observations<Int>())
+        let (logger, logs) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            let configuration = RuntimeHarness.configuration {
+                $0.pollInterval = .seconds(600)
+                $0.reconnectBackoff = .seconds(1)
+            }
+            let runtime = TriggerRuntime(client: client, registry: registry, configuration: configuration, logger: logger)
+            let group = ServiceGroup(
+                services: [runtime], gracefulShutdownSignals: [], cancellationSignals: [],
+                logger: Logger(label: "service-group") { _ in SwiftLogNoOpLogHandler() }
+            )
+            let stopped = Observations<String>()
+            let running = Task {
+                do {
+                    try await group.run()
+                    stopped.append("stopped")
+                } catch {
+                    stopped.append("failed: \(String(reflecting: error))")
+                }
+            }
+            try await logs.wait("listening") { $0.contains { $0.message == "listening" } }
+            let killed = try await RuntimeHarness.count(
+                client,
+                """
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = current_database() AND query LIKE 'LISTEN%'
+                """
+            )
+            #expect(killed == 1)
+            switch moment {
+            case .atOnce:
+                break
+            case .whileReconnecting:
+                try await logs.wait("listener lost") { $0.contains { $0.message.hasPrefix("LISTEN connection lost") } }
+            case .afterReconnect:
+                try await logs.wait("listening again") { $0.filter { $0.message == "listening" }.count >= 2 }
+            }
+            await group.triggerGracefulShutdown()
+            do {
+                try await stopped.wait("graceful shutdown", timeout: .seconds(15)) { !$0.isEmpty }
+            } catch {
+                // Leave the stuck group behind (the database is dropped with FORCE) and report where it hangs.
+                running.cancel()
+                throw error
+            }
+            #expect(stopped.entries == ["stopped"])
+        }
     }
 }

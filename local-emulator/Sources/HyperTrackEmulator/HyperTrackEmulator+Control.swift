@@ -1,38 +1,7 @@
 import Foundation
 import Logging
-import ServiceLifecycle
 
 extension HyperTrackEmulator {
-    /// Runs an emulator for the duration of `body` and stops it afterwards, whatever happens.
-    /// - Parameters:
-    ///   - configuration: its configuration; port 0 (the default) picks a free port.
-    ///   - logger: where it logs.
-    ///   - body: receives the running emulator; ``baseURL()`` is ready when it is called.
-    /// - Returns: what `body` returns.
-    public static func withRunning<T: Sendable>(
-        _ configuration: Configuration = Configuration(),
-        logger: Logger,
-        _ body: (HyperTrackEmulator) async throws -> T
-    ) async throws -> T {
-        let emulator = try HyperTrackEmulator(configuration: configuration, logger: logger)
-        let group = ServiceGroup(services: [emulator], logger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            // Shut down gracefully (in-flight requests finish) on every exit path.
-            do {
-                _ = try await emulator.baseURL()
-                let result = try await body(emulator)
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                return result
-            } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                throw error
-            }
-        }
-    }
-
     /// `http://host:port` once the server listens (waits until then).
     /// - Throws: ``HyperTrackEmulatorError/Code/serverNotStarted`` if the server stopped or failed to bind.
     public func baseURL() async throws(HyperTrackEmulatorError) -> String { try await started.wait() }

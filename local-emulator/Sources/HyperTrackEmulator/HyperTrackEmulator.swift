@@ -5,18 +5,19 @@ import ServiceLifecycle
 
 /// A local, wire-compatible HyperTrack v3 API with simulated drivers, signed webhooks and injectable faults.
 ///
-/// Run it in-process from a test, on a free port, inside a scope:
+/// It is a `Service`: run it in a `ServiceGroup` (in-process from a test on a free port, or in the local stack's
+/// group with a fixed ``Configuration/port``):
 /// ```swift
 /// var configuration = HyperTrackEmulator.Configuration()
 /// configuration.webhookURL = "http://127.0.0.1:\(receiverPort)/webhooks"
-/// try await HyperTrackEmulator.withRunning(configuration, logger: logger) { emulator in
+/// let emulator = try HyperTrackEmulator(configuration: configuration, logger: logger)
+/// try await ServiceGroup.withRunning([emulator], logger: logger) {   // the package's test scope
 ///     let baseURL = try await emulator.baseURL()      // e.g. http://127.0.0.1:53121
 ///     await emulator.registerDevice(id: "D1", name: "Ann", longitude: -122.42, latitude: 37.77)
 ///     // … create a trip through the API at baseURL …
 ///     await emulator.advanceClock(by: 600)            // plays 10 minutes; webhooks were attempted on return
 /// }
 /// ```
-/// or as a `Service` in the local stack's `ServiceGroup` (set ``Configuration/port`` to a fixed port there).
 public struct HyperTrackEmulator: Service {
     /// The configuration it runs with.
     public let configuration: Configuration
@@ -24,17 +25,24 @@ public struct HyperTrackEmulator: Service {
     let stepper: Stepper
     let started = StartSignal()
     let logger: Logger
+    let onListening: @Sendable (String) async -> Void
 
     /// Creates an emulator; nothing listens until ``run()``.
     /// - Parameters:
     ///   - configuration: accounts, webhook target, clock, speed, seed (see ``Configuration``).
     ///   - logger: where the emulator logs (secrets are never logged).
+    ///   - onListening: called with the base URL (`http://host:port`) once the server listens.
     /// - Throws: ``HyperTrackEmulatorError/Code/invalidConfiguration`` for a speed, rate or interval ≤ 0, a port
     ///   out of range or an empty account id or secret key.
-    public init(configuration: Configuration, logger: Logger) throws(HyperTrackEmulatorError) {
+    public init(
+        configuration: Configuration,
+        logger: Logger,
+        onListening: @escaping @Sendable (String) async -> Void = { _ in }
+    ) throws(HyperTrackEmulatorError) {
         try Self.validate(configuration)
         self.configuration = configuration
         self.logger = logger
+        self.onListening = onListening
         self.engine = Engine(configuration: configuration)
         self.stepper = Stepper(engine: engine, sender: WebhookSender(configuration: configuration, logger: logger))
     }
@@ -63,6 +71,7 @@ public struct HyperTrackEmulator: Service {
         let host = configuration.host
         let engine = self.engine
         let started = self.started
+        let onListening = self.onListening
         let app = Application(
             responder: EmulatorResponder(engine: engine, stepper: stepper, configuration: configuration),
             configuration: ApplicationConfiguration(
@@ -71,6 +80,7 @@ public struct HyperTrackEmulator: Service {
                 let url = "http://\(host):\(channel.localAddress?.port ?? 0)"
                 await engine.setBaseURL(url)
                 await started.resolve(.success(url))
+                await onListening(url)
             },
             logger: logger)
         logger.info("hypertrack emulator starting", metadata: ["emulator.port": "\(configuration.port)"])

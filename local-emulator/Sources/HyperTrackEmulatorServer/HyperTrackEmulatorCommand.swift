@@ -52,22 +52,18 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
         configuration.options.exportDirectory = exportDirectory
         configuration.options.importDirectory = importDirectory
 
+        let accountID = self.accountID
         let emulator: HyperTrackEmulator
         do {
-            emulator = try HyperTrackEmulator(configuration: configuration, logger: logger)
+            emulator = try HyperTrackEmulator(configuration: configuration, logger: logger) { url in
+                // Unbuffered: a piped stdout is block-buffered, and whoever waits for this line would never see it.
+                FileHandle.standardOutput.write(Data("hypertrack-emulator listening on \(url) (account \(accountID))\n".utf8))
+            }
         } catch {
             throw ValidationError(error.message)
         }
         let group = ServiceGroup(
             services: [emulator], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            tasks.addTask {
-                let url = try await emulator.baseURL()
-                // Unbuffered: a piped stdout is block-buffered, and whoever waits for this line would never see it.
-                FileHandle.standardOutput.write(Data("hypertrack-emulator listening on \(url) (account \(accountID))\n".utf8))
-            }
-            try await tasks.waitForAll()
-        }
+        try await group.run()
     }
 }

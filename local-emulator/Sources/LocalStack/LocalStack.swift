@@ -72,13 +72,10 @@ public struct LocalStack: Service {
         let settings = self.configuration
         let logger = self.logger
         let composition = self.composition
-        if settings.prepare {
-            // Before the API serves: a write accepted between the migrations and the capture triggers would never
-            // reach the functions.
-            try await composition.prepare()
-        }
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        let application = composition.application(metrics: self.metrics) { port in
+        // With `prepare`, the migrations and capture triggers run before the API serves: a write accepted between
+        // them would never reach the functions. The worker starts after the API listens, so after them too.
+        let application = composition.application(metrics: self.metrics, prepare: settings.prepare) { port in
             portContinuation.yield(port)
             portContinuation.finish()
         }

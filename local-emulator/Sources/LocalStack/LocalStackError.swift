@@ -23,6 +23,9 @@ public struct LocalStackError: Error, CustomStringConvertible, Sendable {
     static func timedOut(_ message: String) -> Self { Self(.timedOut, message) }
     static func unexpectedReply(_ message: String) -> Self { Self(.unexpectedReply, message) }
 
+    /// The stack stopped before it called its `onReady` (thrown by scopes that wait for it).
+    public static var stoppedBeforeReady: Self { Self(.apiDidNotStart, "the local stack stopped before it was ready") }
+
     /// Whether the error is about a bad payload or function name (nothing was run or changed).
     public var isBadInput: Bool { self.code == .invalidPayload || self.code == .unknownFunction }
 
