@@ -35,7 +35,7 @@ struct ServicesScenario {
         let environment = [
             "DATABASE_URL": url, "LOG_LEVEL": "info", "HYPERTRACK_WEBHOOK_SECRET": secret,
             "HYPERTRACK_BASE_URL": "http://127.0.0.1:\(emulatorPort)", "HYPERTRACK_ACCOUNT_ID": "soak-account",
-            "HYPERTRACK_SECRET_KEY": "soak-secret",
+            "HYPERTRACK_SECRET_KEY": "soak-secret", "WORKER_TRANSACTION_BATCH_SIZE": Soak.transactionBatchSize,
         ]
         let api = try await ChildProcess.start(
             "api", executable: "ridesharing", arguments: ["serve", "--api-only"],
@@ -50,8 +50,9 @@ struct ServicesScenario {
         defer { emulator.process.terminate() }
         return try await Soak(
             plan: self.plan, name: "services",
-            summary: "`ridesharing serve --api-only` and `ridesharing serve --worker-only` (default settings, "
-                + "LOG_LEVEL=info) beside `hypertrack-emulator` and a PostgreSQL of the benchmark's own",
+            summary: "`ridesharing serve --api-only` and `ridesharing serve --worker-only` (default settings but "
+                + "WORKER_TRANSACTION_BATCH_SIZE=\(Soak.transactionBatchSize), see below; LOG_LEVEL=info) beside "
+                + "`hypertrack-emulator` and a PostgreSQL of the benchmark's own",
             apiURL: "http://127.0.0.1:\(apiPort)", webhookSecret: secret, databaseURL: url,
             processes: [api, worker], logger: self.logger
         ).run()
@@ -74,7 +75,8 @@ struct LocalScenario {
                 "local", "--data", directory + "/data", "--port", "\(apiPort)", "--emulator-port", "\(emulatorPort)",
                 "--log-level", "info",
             ],
-            environment: [:], readyMarker: "ridesharing local is up", logDirectory: directory
+            environment: ["WORKER_TRANSACTION_BATCH_SIZE": Soak.transactionBatchSize],
+            readyMarker: "ridesharing local is up", logDirectory: directory
         )
         let endpoints = try JSONSerialization.jsonObject(
             with: Data(contentsOf: URL(fileURLWithPath: directory + "/data/stack.json"))
@@ -88,7 +90,8 @@ struct LocalScenario {
         return try await Soak(
             plan: self.plan, name: "local",
             summary: "`ridesharing local` (embedded PostgreSQL, emulator, worker and API in one process; the "
-                + "PostgreSQL server processes are not counted), LOG_LEVEL=info",
+                + "PostgreSQL server processes are not counted; WORKER_TRANSACTION_BATCH_SIZE="
+                + "\(Soak.transactionBatchSize)), LOG_LEVEL=info",
             apiURL: apiURL, webhookSecret: secret, databaseURL: databaseURL, processes: [local], logger: self.logger
         ).run()
     }
