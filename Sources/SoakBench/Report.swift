@@ -36,8 +36,8 @@ struct ScenarioResult: Sendable {
         var checks = self.processNames.map { name in
             let plateau = self.plateau(name)
             let text = plateau.map {
-                "\(name): last quarter grew \($0.lastQuarterGrowthKiB / 1024) MiB, < 5% of "
-                    + "\($0.firstQuarterKiB / 1024) MiB"
+                "\(name): the last quarter grew \(Self.mebibytes($0.lastQuarterGrowthKiB)) MiB; the limit is 5% of "
+                    + "\(Self.mebibytes($0.firstQuarterKiB)) MiB"
             }
             return (text ?? "\(name): too few samples", plateau?.passed ?? false)
         }
@@ -51,6 +51,8 @@ struct ScenarioResult: Sendable {
     }
 
     var passed: Bool { self.checks.allSatisfy(\.1) }
+
+    static func mebibytes(_ kib: Int) -> String { String(format: "%.1f", Double(kib) / 1024) }
 
     var markdown: String {
         var lines = [
@@ -105,7 +107,7 @@ struct SoakReport {
             + "`GET /v1/me` with an unknown token (401) and the driver's `GET /v1/offers`; every 50 cycles a new "
             + "rider signs up"
         let intro: String =
-            "Written by `swift run -c release soak-bench \(self.command)` on \(date), "
+            "Written by `.build/release/soak-bench \(self.command)` (after `swift build -c release`) on \(date), "
             + "\(machine.activeProcessorCount) cores, \(memory) GiB. Each scenario serves \(self.plan.requests) "
             + "requests from \(self.plan.users) virtual users; \(cycle). Memory is the process's VmRSS. The rule: "
             + "from three quarters of the run to the end, growth < 5% of the level at one quarter."
