@@ -123,7 +123,9 @@ struct SoakReport {
     }
 
     func write(into path: String) throws {
-        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        // A missing file starts empty; an unreadable one is an error (writing would replace what it holds).
+        let existing =
+            FileManager.default.fileExists(atPath: path) ? try String(contentsOfFile: path, encoding: .utf8) : ""
         let updated: String
         if let start = existing.range(of: Self.begin), let finish = existing.range(of: Self.end),
             start.lowerBound < finish.upperBound

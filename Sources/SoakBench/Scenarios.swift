@@ -17,7 +17,7 @@ struct ServicesScenario {
         try server.start()
         defer {
             server.stop()
-            try? FileManager.default.removeItem(atPath: directory)
+            removeScratch(directory)
         }
         let url = server.url(database: "postgres")
         try await runToCompletion("ridesharing", ["migrate"], environment: ["DATABASE_URL": url, "LOG_LEVEL": "warning"])
@@ -67,7 +67,7 @@ struct LocalScenario {
     func run() async throws -> ScenarioResult {
         let directory = NSTemporaryDirectory() + "soak-bench-local-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { removeScratch(directory) }
         let (apiPort, emulatorPort) = (try freePort(), try freePort())
         let local = try await ChildProcess.start(
             "local", executable: "ridesharing",
@@ -94,5 +94,14 @@ struct LocalScenario {
                 + "\(Soak.transactionBatchSize)), LOG_LEVEL=info",
             apiURL: apiURL, webhookSecret: secret, databaseURL: databaseURL, processes: [local], logger: self.logger
         ).run()
+    }
+}
+
+/// Deletes a scenario's scratch folder; a failure is said (the folder is left for a look), not thrown over the result.
+func removeScratch(_ directory: String) {
+    do {
+        try FileManager.default.removeItem(atPath: directory)
+    } catch {
+        say("soak-bench: could not remove \(directory): \(error)")
     }
 }

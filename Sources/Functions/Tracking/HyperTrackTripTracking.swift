@@ -90,6 +90,8 @@ public struct HyperTrackTripTracking: TripTracking {
             let results = try await self.client.nearbyResults(search)
             devices = results.devices
             if results.status == .completed || ContinuousClock.now >= deadline { break }
+            // The poll interval of HyperTrack's Nearby API, which answers a search only when asked again: this
+            // sleep is the clock of the poll (bounded by the caller's deadline), not a wait for a local event.
             try await Task.sleep(
                 until: min(ContinuousClock.now + self.client.configuration.nearbyPollInterval, deadline)
             )
