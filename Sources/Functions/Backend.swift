@@ -31,6 +31,7 @@ public struct Backend: Sendable {
             FunctionBinding(UpdateOrderStatus.self), FunctionBinding(DeleteOrder.self),
             FunctionBinding(OnTripWebhook.self), FunctionBinding(CompleteTrip.self),
             FunctionBinding(DispatchOrder.self), FunctionBinding(RegisterDriverDevice.self),
+            FunctionBinding(OfferWaitingOrders.self),
         ]
     }
 
@@ -39,7 +40,7 @@ public struct Backend: Sendable {
     ///   - tracking: HyperTrack (the real client, the emulator's, or a fake).
     ///   - stores: Where the functions' store comes from; `.postgres` (the delivery's transaction) by default.
     /// - Returns: `updateOrderStatus`, `deleteOrder`, `onTripWebhook`, `completeTrip`, `dispatchOrder`,
-    ///   `registerDriverDevice`.
+    ///   `registerDriverDevice`, `offerWaitingOrders`.
     public func registry(tracking: some TripTracking, stores: RideStoreFactory = .postgres) -> FunctionRegistry {
         var registry = FunctionRegistry()
         self.register(into: &registry, tracking: tracking, stores: stores)
@@ -68,15 +69,9 @@ public struct Backend: Sendable {
         registry.register(OnTripWebhook(tracking: tracking, stores: stores, tariff: configuration.tariff))
         registry.register(CompleteTrip(tracking: tracking, stores: stores))
         registry.register(
-            DispatchOrder(
-                tracking: tracking,
-                stores: stores,
-                radius: configuration.dispatch.radius,
-                offerCount: configuration.dispatch.offerCount,
-                useNearbyAPI: configuration.dispatch.useNearbyAPI,
-                nearbyTimeout: configuration.dispatch.nearbyTimeout
-            )
+            DispatchOrder(tracking: tracking, stores: stores, settings: configuration.dispatch)
         )
         registry.register(RegisterDriverDevice(tracking: tracking))
+        registry.register(OfferWaitingOrders(stores: stores, settings: configuration.dispatch))
     }
 }

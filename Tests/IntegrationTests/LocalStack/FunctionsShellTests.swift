@@ -142,9 +142,11 @@ struct FunctionsShellTests {
                 )
                 let riderToken = try #require(rider.objectValue?["token"]?.stringValue)
                 let driverToken = try #require(driver.objectValue?["token"]?.stringValue)
+                try await api.expect(200, .PUT, "/v1/drivers/me/availability", json: ["available": true], token: driverToken)
+                let now = JSONValue.string(ISO8601DateFormatter().string(from: Date()))
                 try await api.webhook(
                     [[
-                        "created_at": "2026-01-05T09:00:00Z", "recorded_at": "2026-01-05T09:00:00Z",
+                        "created_at": now, "recorded_at": now,
                         "device_id": "shell-dev", "type": "location", "version": "2.0.0",
                         "data": ["geometry": ["type": "Point", "coordinates": [13.405, 52.523]], "accuracy": 5],
                     ]],
