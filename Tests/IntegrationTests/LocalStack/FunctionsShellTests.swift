@@ -34,7 +34,7 @@ struct FunctionsShellTests {
             let data = try Data(contentsOf: Self.examples.appendingPathComponent(file))
             let operation: ChangeOperation? = name == "registerDriverDevice" ? .create : nil
             let invocation = try FunctionsShell.parse(data, for: function, operation: operation)
-            #expect(function.trigger.operations.contains(invocation.operation), "\(file)")
+            #expect(function.trigger?.operations.contains(invocation.operation) == true, "\(file)")
             #expect(!invocation.documentKey.isEmpty)
             // The rows decode as the function's row type: invoking with a context that has no transaction fails
             // on the store, not on decoding.
