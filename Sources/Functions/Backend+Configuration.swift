@@ -1,3 +1,5 @@
+import TriggerRuntime
+
 extension Backend {
     /// Settings of the backend; every field has a documented default.
     public struct Configuration: Sendable {
@@ -11,6 +13,9 @@ extension Backend {
         public var webhook: Webhook
         /// How many orders a page of `GET /v1/orders` holds at most. Default 50.
         public var maximumPageSize: Int
+        /// The workers' NOTIFY channel, which scheduling a timer notifies (the runtime's `channel`). Default
+        /// `trigger_runtime`.
+        public var channel: String
 
         /// Dispatch settings: a loop in time of rounds of offers.
         ///
@@ -88,13 +93,15 @@ extension Backend {
             destinationRadius: Int = 100,
             dispatch: Dispatch = Dispatch(),
             webhook: Webhook = Webhook(),
-            maximumPageSize: Int = 50
+            maximumPageSize: Int = 50,
+            channel: String = TriggerRuntime.Configuration.defaultChannel
         ) {
             self.tariff = tariff
             self.destinationRadius = destinationRadius
             self.dispatch = dispatch
             self.webhook = webhook
             self.maximumPageSize = maximumPageSize
+            self.channel = channel
         }
     }
 }

@@ -3,7 +3,8 @@ import HyperTrackAPI
 import Logging
 import TriggerRuntime
 
-/// `dispatchOrder`: runs the first dispatch round of a new order (see ``Backend/Configuration/Dispatch``).
+/// `dispatchOrder`: runs the first dispatch round of a new order and sets its window timer (see ``Dispatcher`` and
+/// ``Backend/Configuration/Dispatch``).
 ///
 /// Candidates come from HyperTrack's Nearby API when `useNearbyAPI` is set (filtered to dispatchable drivers), from
 /// the local position index otherwise. The closest `offerCount` get an offer; offers are recorded idempotently, so a
@@ -21,16 +22,23 @@ public struct DispatchOrder: TriggerFunction {
     /// - Parameters:
     ///   - tracking: HyperTrack (only used with `useNearbyAPI`).
     ///   - stores: Where the function's store comes from.
+    ///   - timers: Where the round and window timers are set.
     ///   - settings: Radii, offer count and lifetime, window, position age.
-    public init(tracking: some TripTracking, stores: RideStoreFactory, settings: Backend.Configuration.Dispatch) {
+    public init(
+        tracking: some TripTracking,
+        stores: RideStoreFactory,
+        timers: some TimerScheduling,
+        settings: Backend.Configuration.Dispatch
+    ) {
         self.stores = stores
-        self.dispatcher = Dispatcher(tracking: tracking, settings: settings)
+        self.dispatcher = Dispatcher(tracking: tracking, timers: timers, settings: settings)
     }
 
     /// Creates the function with the default settings but these.
     /// - Parameters:
     ///   - tracking: HyperTrack (only used with `useNearbyAPI`).
     ///   - stores: Where the function's store comes from.
+    ///   - timers: Where the round and window timers are set.
     ///   - radius: The first round's search radius in metres.
     ///   - offerCount: How many drivers get the offer.
     ///   - useNearbyAPI: Ask HyperTrack's Nearby API instead of the local index.
@@ -38,6 +46,7 @@ public struct DispatchOrder: TriggerFunction {
     public init(
         tracking: some TripTracking,
         stores: RideStoreFactory,
+        timers: some TimerScheduling,
         radius: Double,
         offerCount: Int,
         useNearbyAPI: Bool = false,
@@ -49,7 +58,7 @@ public struct DispatchOrder: TriggerFunction {
             useNearbyAPI: useNearbyAPI,
             nearbyTimeout: nearbyTimeout
         )
-        self.init(tracking: tracking, stores: stores, settings: settings)
+        self.init(tracking: tracking, stores: stores, timers: timers, settings: settings)
     }
 
     public func handle(_ change: Change<OrderRow>, context: FunctionContext) async throws {
@@ -57,10 +66,12 @@ public struct DispatchOrder: TriggerFunction {
             throw FunctionsError.malformedRow("\(Self.name) needs the inserted order")
         }
         let store = try self.stores.store(for: context)
-        guard let round = try await self.dispatcher.runRound(of: order, store: store) else {
+        guard let round = try await self.dispatcher.runRound(of: order, store: store, transaction: context.transaction)
+        else {
             context.logger.info("order is no longer NEW; not dispatched", metadata: ["order_id": "\(order.id)"])
             return
         }
+        try await self.dispatcher.scheduleWindow(of: order, transaction: context.transaction)
         context.logger.info(
             "order offered",
             metadata: [

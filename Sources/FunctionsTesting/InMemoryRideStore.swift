@@ -147,4 +147,6 @@ public enum InMemoryRideStoreError: Error, Sendable, Hashable {
     case scripted(InMemoryRideStore.Operation)
     /// A transition the state machine forbids (the database says `illegal order transition A -> B`).
     case illegalTransition(from: OrderStatus, to: OrderStatus)
+    /// A `TimerRelay` was used before a scheduler was connected to it.
+    case timerRelayNotConnected
 }

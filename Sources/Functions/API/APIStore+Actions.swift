@@ -38,6 +38,17 @@ extension APIStore {
         let declined = try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
             let rides = PostgresRideStore(connection: connection, logger: logger)
             guard try await rides.decline(orderID: orderID, driverID: driver.id) else { return false }
+            if try await rides.openOffersExpiry(orderID: orderID) == nil {
+                try await self.timers.schedule(
+                    DispatchRound.name,
+                    document: Dispatcher.document(orderID),
+                    key: Dispatcher.roundKey,
+                    due: .after(.zero),
+                    payload: nil,
+                    ifExists: .replace,
+                    on: connection
+                )
+            }
             return true
         }
         if !declined {

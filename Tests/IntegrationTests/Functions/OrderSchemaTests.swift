@@ -89,7 +89,7 @@ struct OrderSchemaTests {
     func oneActiveOrderPerDriver() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
             try await BackendHarness.migrate(client, backend: Backend())
-            let (rider, driver, order) = try await Self.seed(client)
+            let (_, driver, order) = try await Self.seed(client)
             try await client.query(
                 "UPDATE orders SET status = 'ACCEPTED', driver_id = \(driver) WHERE id = \(order)",
                 logger: Self.logger

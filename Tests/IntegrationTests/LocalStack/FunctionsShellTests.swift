@@ -40,7 +40,8 @@ struct FunctionsShellTests {
             // on the store, not on decoding.
             covered.insert(name)
         }
-        #expect(covered == Set(Self.registry.functions.map(\.name.description)))
+        // Every row function; timer functions are fired by their timers, not by the shell.
+        #expect(covered == Set(Self.registry.functions.filter { $0.trigger != nil }.map(\.name.description)))
         for file in ["updateOrderStatus-accept", "updateOrderStatus-start-ride", "updateOrderStatus-end-ride",
                      "updateOrderStatus-cancel", "deleteOrder"] {
             #expect(files.contains(file + ".json"), "\(file) is missing")
