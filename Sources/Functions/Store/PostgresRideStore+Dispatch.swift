@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Dispatch's writes and reads: offers with a lifetime, rounds, declines, the no-driver cancellation, and the
-/// orders waiting near a driver who comes online.
+/// Dispatch's offers (with a lifetime, declined, still open) and the orders waiting near a driver who comes online;
+/// its writes of `orders` (the round counter, the no-driver cancellation) are with the other order writes.
 extension PostgresRideStore {
     public func recordOffers(orderID: UUID, driverIDs: [UUID], round: Int?, ttl: Duration) async throws {
         try await self.executor.count(
@@ -19,16 +19,6 @@ extension PostgresRideStore {
         )
     }
 
-    public func startDispatchRound(orderID: UUID) async throws -> Int? {
-        try await self.executor.row(
-            """
-            UPDATE orders SET dispatch_round = dispatch_round + 1
-            WHERE id = \(orderID) AND status = 'NEW' RETURNING dispatch_round
-            """,
-            logger: self.logger
-        ) { try $0.decode(Int.self) }
-    }
-
     public func openOffersExpiry(orderID: UUID) async throws -> Date? {
         try await self.executor.row(
             """
@@ -37,16 +27,6 @@ extension PostgresRideStore {
             """,
             logger: self.logger
         ) { try $0.decode(Date?.self) } ?? nil
-    }
-
-    public func cancelUnmatched(orderID: UUID) async throws -> Bool {
-        try await self.executor.count(
-            """
-            UPDATE orders SET status = 'CANCELLED', cancellation_reason = \(OrderRow.noDriverFound)
-            WHERE id = \(orderID) AND status = 'NEW' RETURNING id
-            """,
-            logger: self.logger
-        ) > 0
     }
 
     public func waitingOrders(forDriver driverID: UUID, radius: Double, limit: Int, search: DriverSearch)

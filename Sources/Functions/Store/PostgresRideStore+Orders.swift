@@ -85,4 +85,24 @@ extension PostgresRideStore {
             logger: self.logger
         )
     }
+
+    public func startDispatchRound(orderID: UUID) async throws -> Int? {
+        try await self.executor.row(
+            """
+            UPDATE orders SET dispatch_round = dispatch_round + 1
+            WHERE id = \(orderID) AND status = 'NEW' RETURNING dispatch_round
+            """,
+            logger: self.logger
+        ) { try $0.decode(Int.self) }
+    }
+
+    public func cancelUnmatched(orderID: UUID) async throws -> Bool {
+        try await self.executor.count(
+            """
+            UPDATE orders SET status = 'CANCELLED', cancellation_reason = \(OrderRow.noDriverFound)
+            WHERE id = \(orderID) AND status = 'NEW' RETURNING id
+            """,
+            logger: self.logger
+        ) > 0
+    }
 }
