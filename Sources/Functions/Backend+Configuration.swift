@@ -72,18 +72,42 @@ extension Backend {
             }
         }
 
-        /// Webhook endpoint settings.
+        /// How the webhook endpoint authenticates deliveries, and how long the inbox keeps them.
+        ///
+        /// HyperTrack does not document how `x-hypertrack-signature` is computed (hypertrack-api.md §6.4) and treats
+        /// a 4xx as delivered, so a wrong guess would lose every event. The primary check is therefore one the
+        /// operator controls: a secret in the webhook URL (`/v1/hypertrack/webhooks/{secret}`, pasted into
+        /// HyperTrack's dashboard), with up to two secrets valid at once for rotation. The HMAC check of the body is
+        /// one pluggable scheme on top, off unless a `secret` is configured. With neither configured (and not
+        /// `acceptUnsigned`), every delivery is refused.
         public struct Webhook: Sendable {
-            /// The key of `x-hypertrack-signature` (hex HMAC-SHA256 of the raw body). `nil` refuses every delivery
-            /// unless `acceptUnsigned` is set.
+            /// The secrets accepted in the webhook URL's last segment (two during a rotation). Compared in constant
+            /// time. Empty: the path carries no secret (`/v1/hypertrack/webhooks`).
+            public var pathSecrets: [String]
+            /// The key of `x-hypertrack-signature` (hex HMAC-SHA256 of the raw body); `nil` turns the signature
+            /// check off.
             public var secret: String?
-            /// Accept deliveries without a valid signature. Never in production; logged loudly at startup.
+            /// Accept deliveries without a valid path secret or signature. Never in production; logged loudly.
             public var acceptUnsigned: Bool
+            /// Confirm AWS SNS `SubscriptionConfirmation` deliveries by fetching their `SubscribeURL` (only an https
+            /// URL on an `amazonaws.com` host). Off: the URL is logged for the operator to open.
+            public var confirmSubscriptions: Bool
+            /// How long processed location events and rejected events stay in the inbox. Default 7 days.
+            public var retention: Duration
 
             /// Creates webhook settings.
-            public init(secret: String? = nil, acceptUnsigned: Bool = false) {
+            public init(
+                pathSecrets: [String] = [],
+                secret: String? = nil,
+                acceptUnsigned: Bool = false,
+                confirmSubscriptions: Bool = false,
+                retention: Duration = .seconds(7 * 86_400)
+            ) {
+                self.pathSecrets = pathSecrets
                 self.secret = secret
                 self.acceptUnsigned = acceptUnsigned
+                self.confirmSubscriptions = confirmSubscriptions
+                self.retention = retention
             }
         }
 

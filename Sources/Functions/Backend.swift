@@ -33,7 +33,8 @@ public struct Backend: Sendable {
             FunctionBinding(OnTripWebhook.self), FunctionBinding(CompleteTrip.self),
             FunctionBinding(DispatchOrder.self), FunctionBinding(RegisterDriverDevice.self),
             FunctionBinding(OfferWaitingOrders.self), FunctionBinding(DispatchRound.self),
-            FunctionBinding(DispatchWindow.self),
+            FunctionBinding(DispatchWindow.self), FunctionBinding(ReplayWebhookEvent.self),
+            FunctionBinding(PruneWebhookEvents.self), FunctionBinding(ReconcileTrips.self),
         ]
     }
 
@@ -42,7 +43,8 @@ public struct Backend: Sendable {
     ///   - tracking: HyperTrack (the real client, the emulator's, or a fake).
     ///   - stores: Where the functions' store comes from; `.postgres` (the delivery's transaction) by default.
     /// - Returns: `updateOrderStatus`, `deleteOrder`, `onTripWebhook`, `completeTrip`, `dispatchOrder`,
-    ///   `registerDriverDevice`, `offerWaitingOrders` and the timer functions `dispatchRound`, `dispatchWindow`.
+    ///   `registerDriverDevice`, `offerWaitingOrders`, the timer functions `dispatchRound`, `dispatchWindow`, and the
+    ///   scheduled `pruneWebhookEvents` and `reconcileTrips`.
     public func registry(
         tracking: some TripTracking,
         stores: RideStoreFactory = .postgres,
@@ -82,7 +84,9 @@ public struct Backend: Sendable {
             )
         )
         registry.register(DeleteOrder(stores: stores))
-        registry.register(OnTripWebhook(tracking: tracking, stores: stores, tariff: configuration.tariff))
+        registry.register(
+            OnTripWebhook(tracking: tracking, stores: stores, tariff: configuration.tariff, timers: timers)
+        )
         registry.register(CompleteTrip(tracking: tracking, stores: stores))
         registry.register(
             DispatchOrder(tracking: tracking, stores: stores, timers: timers, settings: configuration.dispatch)
@@ -93,5 +97,14 @@ public struct Backend: Sendable {
             DispatchRound(tracking: tracking, stores: stores, timers: timers, settings: configuration.dispatch)
         )
         registry.register(DispatchWindow(stores: stores))
+        registry.register(
+            ReplayWebhookEvent(tracking: tracking, stores: stores, tariff: configuration.tariff, timers: timers)
+        )
+        do {
+            try registry.register(PruneWebhookEvents(retention: configuration.webhook.retention))
+            try registry.register(ReconcileTrips(tracking: tracking, stores: stores, tariff: configuration.tariff))
+        } catch {
+            preconditionFailure("the scheduled functions have constant, valid schedules: \(error)")
+        }
     }
 }

@@ -12,8 +12,9 @@ public struct CompleteTrip: TriggerFunction {
     public static let name: FunctionName = "completeTrip"
     /// Fires when a leg's `status` changes.
     public static var trigger: Trigger { .update("order_legs", columns: ["status"]) }
-    /// More attempts than the default: this retries nothing but one idempotent call.
-    public static var options: FunctionOptions { FunctionOptions(maxAttempts: 20) }
+    /// Survives an hour of HyperTrack outage (``FunctionOptions/hyperTrackCalls``): it retries nothing but one
+    /// idempotent call.
+    public static var options: FunctionOptions { .hyperTrackCalls }
 
     private let tracking: any TripTracking
     private let stores: RideStoreFactory

@@ -13,7 +13,11 @@ import TriggerRuntime
 /// - `location`: moves the device's driver, unless a newer position is recorded.
 /// - `device_status`: records whether the device is tracking (`active`) or not (`inactive`, `disconnected`);
 ///   dispatch offers orders only to tracking drivers.
-/// - Anything else, and events for trips we do not know, are recorded (the inbox row stays) and ignored.
+/// - An arrival or completion for a trip the backend does not know yet (HyperTrack can report an arrival before the
+///   transaction that recorded the trip commits) waits: a ``ReplayWebhookEvent`` timer handles the event again,
+///   after 1, 2, 4 … up to 60 s, for ``waitingWindow``; only then is it ignored (and the reconciler still asks
+///   HyperTrack about every overdue leg).
+/// - Anything else is recorded (the inbox row stays) and ignored.
 ///
 /// The outcome is written on the inbox row.
 public struct OnTripWebhook: TriggerFunction {
@@ -21,28 +25,46 @@ public struct OnTripWebhook: TriggerFunction {
     public static let name: FunctionName = "onTripWebhook"
     /// Fires on inbox inserts.
     public static var trigger: Trigger { .create("webhook_events") }
+    /// Reads a trip when a `completed` event carries no summary: survives an hour of HyperTrack outage.
+    public static var options: FunctionOptions { .hyperTrackCalls }
+
+    /// How long an event for an unknown trip keeps waiting for its leg.
+    public static let waitingWindow: Duration = .seconds(600)
 
     private let tracking: any TripTracking
     private let stores: RideStoreFactory
     private let tariff: Tariff
+    private let timers: (any TimerScheduling)?
 
     /// Creates the function.
     /// - Parameters:
     ///   - tracking: HyperTrack (read when a `completed` event carries no summary).
     ///   - stores: Where the function's store comes from.
     ///   - tariff: Prices the ride.
-    public init(tracking: some TripTracking, stores: RideStoreFactory, tariff: Tariff) {
+    ///   - timers: Where an event for an unknown trip is set to be handled again; `nil` ignores such events at once.
+    public init(
+        tracking: some TripTracking,
+        stores: RideStoreFactory,
+        tariff: Tariff,
+        timers: (any TimerScheduling)? = nil
+    ) {
         self.tracking = tracking
         self.stores = stores
         self.tariff = tariff
+        self.timers = timers
     }
 
     public func handle(_ change: Change<WebhookEventRow>, context: FunctionContext) async throws {
         guard let event = change.after else {
             throw FunctionsError.malformedRow("\(Self.name) needs the inserted inbox row")
         }
+        try await self.process(event, attempt: 0, context: context)
+    }
+
+    /// Handles one inbox event (`attempt` 0 on arrival, then once per replay) and writes its outcome.
+    func process(_ event: WebhookEventRow, attempt: Int, context: FunctionContext) async throws {
         let store = try self.stores.store(for: context)
-        let outcome: String
+        var outcome: String
         switch (event.type, event.value) {
         case ("trip", "destination_arrival"):
             outcome = try await self.arrival(event, store: store, at: event.recordedAt ?? context.commitTime)
@@ -55,13 +77,43 @@ public struct OnTripWebhook: TriggerFunction {
         default:
             outcome = "ignored: \(event.type)\(event.value.map { "/\($0)" } ?? "") is not handled"
         }
+        if outcome == Self.unknownTrip {
+            outcome = try await self.wait(event, attempt: attempt, context: context)
+        }
         try await store.setWebhookOutcome(eventID: event.id, outcome: outcome)
         context.logger.info("webhook event handled", metadata: ["outcome": "\(outcome)", "type": "\(event.type)"])
     }
 
-    private func arrival(_ event: WebhookEventRow, store: any RideStore, at date: Date) async throws -> String {
+    static let unknownTrip = "ignored: unknown trip"
+
+    /// Sets the event's replay timer, unless it has waited ``waitingWindow`` already; returns the outcome to record.
+    private func wait(_ event: WebhookEventRow, attempt: Int, context: FunctionContext) async throws -> String {
+        guard let timers = self.timers, let tripID = event.tripID else { return Self.unknownTrip }
+        let delay = Self.replayDelay(afterAttempt: attempt)
+        let waited = (0..<attempt).reduce(Duration.zero) { $0 + Self.replayDelay(afterAttempt: $1) }
+        guard waited + delay <= Self.waitingWindow else {
+            return "ignored: unknown trip after waiting \(Int(waited.seconds)) s for its leg"
+        }
+        try await timers.schedule(
+            ReplayWebhookEvent.name,
+            document: tripID,
+            key: "event-\(event.id)",
+            due: .after(delay),
+            payload: try JSONEncoder().encode(ReplayWebhookEvent.Payload(eventID: event.id, attempt: attempt + 1)),
+            ifExists: .replace,
+            on: context.transaction
+        )
+        return "waiting: unknown trip (replay \(attempt + 1) in \(Int(delay.seconds)) s)"
+    }
+
+    /// 1, 2, 4, … 60 s.
+    static func replayDelay(afterAttempt attempt: Int) -> Duration {
+        .seconds(min(60, 1 << min(attempt, 6)))
+    }
+
+    func arrival(_ event: WebhookEventRow, store: any RideStore, at date: Date) async throws -> String {
         guard let tripID = event.tripID, let leg = try await store.leg(tripID: tripID) else {
-            return "ignored: unknown trip"
+            return Self.unknownTrip
         }
         try await store.recordArrival(legID: leg.id, at: date)
         let (from, to): (OrderStatus, OrderStatus) =
@@ -76,9 +128,9 @@ public struct OnTripWebhook: TriggerFunction {
         return "ignored: order is \(current), not \(from.rawValue)"
     }
 
-    private func completion(_ event: WebhookEventRow, store: any RideStore) async throws -> String {
+    func completion(_ event: WebhookEventRow, store: any RideStore) async throws -> String {
         guard let tripID = event.tripID, let leg = try await store.leg(tripID: tripID) else {
-            return "ignored: unknown trip"
+            return Self.unknownTrip
         }
         var summary = event.summary
         if summary == nil, let fetched = try await self.tracking.trip(id: tripID).summary {
@@ -125,5 +177,50 @@ public struct OnTripWebhook: TriggerFunction {
         }
         let changed = try await store.setDeviceStatus(deviceID: deviceID, status: value, at: date)
         return changed ? "applied: device \(value)" : "ignored: unknown device or a newer status is recorded"
+    }
+}
+
+/// `replayWebhookEvent`: handles again an inbox event that arrived before its trip's leg was recorded (see
+/// ``OnTripWebhook``). Its timers belong to the trip (the document), one per event.
+public struct ReplayWebhookEvent: TimerFunction {
+    /// Which event, and which replay this is.
+    public struct Payload: Codable, Sendable, Hashable {
+        /// The inbox row.
+        public var eventID: Int64
+        /// 1 for the first replay.
+        public var attempt: Int
+
+        enum CodingKeys: String, CodingKey {
+            case eventID = "event_id"
+            case attempt
+        }
+    }
+
+    /// The persisted name.
+    public static let name: FunctionName = "replayWebhookEvent"
+    /// As ``OnTripWebhook``.
+    public static var options: FunctionOptions { .hyperTrackCalls }
+
+    private let handler: OnTripWebhook
+    private let stores: RideStoreFactory
+
+    /// Creates the function.
+    /// - Parameters:
+    ///   - tracking: HyperTrack (read when a `completed` event carries no summary).
+    ///   - stores: Where the function's store comes from.
+    ///   - tariff: Prices the ride.
+    ///   - timers: Where the next replay is set.
+    public init(tracking: some TripTracking, stores: RideStoreFactory, tariff: Tariff, timers: some TimerScheduling) {
+        self.handler = OnTripWebhook(tracking: tracking, stores: stores, tariff: tariff, timers: timers)
+        self.stores = stores
+    }
+
+    public func fire(_ timer: TimerFiring<Payload>, context: FunctionContext) async throws {
+        let store = try self.stores.store(for: context)
+        guard let event = try await store.webhookEvent(id: timer.payload.eventID) else {
+            context.logger.info("the event to replay is gone", metadata: ["event_id": "\(timer.payload.eventID)"])
+            return
+        }
+        try await self.handler.process(event, attempt: timer.payload.attempt, context: context)
     }
 }

@@ -16,6 +16,8 @@ public struct RegisterDriverDevice: TriggerFunction {
             columns: ["name", "phone", "device_id", "car_model", "car_plate"]
         )
     }
+    /// Names the device on HyperTrack: survives an hour of HyperTrack outage (``FunctionOptions/hyperTrackCalls``).
+    public static var options: FunctionOptions { .hyperTrackCalls }
 
     private let tracking: any TripTracking
 

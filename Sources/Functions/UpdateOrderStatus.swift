@@ -18,6 +18,8 @@ public struct UpdateOrderStatus: TriggerFunction {
     public static let name: FunctionName = "updateOrderStatus"
     /// Fires when an order's `status` changes.
     public static var trigger: Trigger { .update("orders", columns: ["status"]) }
+    /// Creates trips: survives an hour of HyperTrack outage (``FunctionOptions/hyperTrackCalls``).
+    public static var options: FunctionOptions { .hyperTrackCalls }
 
     private let legs: TripLegs
     private let stores: RideStoreFactory

@@ -191,6 +191,32 @@ extension InMemoryRideStore {
         return waiting.sorted { ($0.1, $0.0.uuidString) < ($1.1, $1.0.uuidString) }.prefix(limit).map(\.0)
     }
 
+    public func webhookEvent(id: Int64) async throws -> WebhookEventRow? { self.state.webhookEvents[id] }
+
+    /// The twin knows no creation or completion times of legs: an active leg is overdue once its trip's estimated
+    /// arrival is more than `margin` before the store's clock (a trip without an estimate at once), and a completed
+    /// leg without a summary at once; inbox events do not count.
+    public func overdueLegs(margin: Duration, recheck: Duration, limit: Int) async throws -> [LegRecord] {
+        var due: [LegRecord] = []
+        for leg in self.state.legs where due.count < limit {
+            if let checked = self.state.legsCheckedAt[leg.record.id], checked > self.now - recheck.secondsValue {
+                continue
+            }
+            let status = self.state.orders[leg.record.orderID]?.status
+            let driving = (leg.record.kind == .pickup && status == .pickingUp)
+                || (leg.record.kind == .dropoff && status == .droppingOff)
+            let eta = leg.trip.estimate?.arriveAt ?? .distantPast
+            let overdueArrival = leg.record.status == .active && leg.arrivedAt == nil && driving
+                && eta < self.now - margin.secondsValue
+            let missingSummary = leg.record.status == .completed && leg.record.summary == nil
+            if overdueArrival || missingSummary {
+                self.state.legsCheckedAt[leg.record.id] = self.now
+                due.append(leg.record)
+            }
+        }
+        return due
+    }
+
     public func setWebhookOutcome(eventID: Int64, outcome: String) async throws {
         try self.check(.setWebhookOutcome)
         self.state.outcomes[eventID] = outcome

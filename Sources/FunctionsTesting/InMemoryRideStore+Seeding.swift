@@ -71,6 +71,11 @@ extension InMemoryRideStore {
     /// A driver as stored.
     public func driver(id: UUID) -> Driver? { self.state.drivers[id] }
 
+    /// Adds an inbox event (what the webhook endpoint would have stored), for a replay to read.
+    public func addWebhookEvent(_ event: WebhookEventRow) {
+        self.state.webhookEvents[event.id] = event
+    }
+
     /// The outcome written on an inbox event.
     public func webhookOutcome(eventID: Int64) -> String? { self.state.outcomes[eventID] }
 }

@@ -90,6 +90,8 @@ public actor InMemoryRideStore: RideStore {
         var offers: [UUID: [Offer]] = [:]
         var dispatchRounds: [UUID: Int] = [:]
         var outcomes: [Int64: String] = [:]
+        var webhookEvents: [Int64: WebhookEventRow] = [:]
+        var legsCheckedAt: [UUID: Date] = [:]
         var failures: [Operation: Int] = [:]
     }
 

@@ -59,8 +59,12 @@ struct BackendSettings: Sendable {
             minimum: try settings.integer(.tariffMinimum)
         )
         backend.webhook = .init(
-            secret: try settings.optionalString(.hyperTrackWebhookSecret) ?? self.hyperTrack?.secretKey,
-            acceptUnsigned: try settings.boolean(.hyperTrackAcceptUnsigned)
+            pathSecrets: (try settings.optionalString(.hyperTrackWebhookPathSecrets) ?? "")
+                .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },
+            secret: try settings.optionalString(.hyperTrackWebhookSecret).flatMap { $0.isEmpty ? nil : $0 },
+            acceptUnsigned: try settings.boolean(.hyperTrackAcceptUnsigned),
+            confirmSubscriptions: try settings.boolean(.hyperTrackConfirmSubscriptions),
+            retention: .seconds(86_400 * (try settings.integer(.webhookRetentionDays)))
         )
         self.backend = backend
         self.httpHost = try settings.string(.httpHost)

@@ -11,13 +11,31 @@ extension Setting {
         "hypertrack.baseUrl", "HYPERTRACK_BASE_URL", default: .value("https://v3.api.hypertrack.com"),
         group: .backend, "HyperTrack's API; the emulator's URL in tests and on laptops."
     )
+    static let hyperTrackWebhookPathSecrets = Setting(
+        "hypertrack.webhookPathSecrets", "HYPERTRACK_WEBHOOK_PATH_SECRETS", secret: true, group: .backend,
+        "Secrets accepted as the webhook URL's last segment, comma-separated (two during a rotation).",
+        detail: "Paste `https://<api>/v1/hypertrack/webhooks/<secret>` into HyperTrack's dashboard. HyperTrack's "
+            + "signature scheme is undocumented, so this is the check that cannot be a wrong guess. To rotate: add "
+            + "the new secret beside the old, change the dashboard's URL, then remove the old one."
+    )
     static let hyperTrackWebhookSecret = Setting(
-        "hypertrack.webhookSecret", "HYPERTRACK_WEBHOOK_SECRET", default: .computed("the secret key"), secret: true,
-        group: .backend, "HMAC secret of incoming webhooks."
+        "hypertrack.webhookSecret", "HYPERTRACK_WEBHOOK_SECRET", secret: true, group: .backend,
+        "HMAC-SHA256 key of `x-hypertrack-signature`; unset turns the signature check off.",
+        detail: "With neither this nor path secrets set, every webhook delivery is refused (401), and `serve` says so "
+            + "at startup."
     )
     static let hyperTrackAcceptUnsigned = Setting(
         "hypertrack.acceptUnsignedWebhooks", "HYPERTRACK_ACCEPT_UNSIGNED_WEBHOOKS", default: .value("false"),
-        .boolean, group: .backend, "Accept webhooks without a valid signature (development only)."
+        .boolean, group: .backend, "Accept webhooks without a valid path secret or signature (development only)."
+    )
+    static let hyperTrackConfirmSubscriptions = Setting(
+        "hypertrack.confirmSubscriptions", "HYPERTRACK_CONFIRM_SUBSCRIPTIONS", default: .value("false"), .boolean,
+        group: .backend,
+        "Confirm AWS SNS subscription requests (an https `amazonaws.com` SubscribeURL); off: the URL is logged."
+    )
+    static let webhookRetentionDays = Setting(
+        "webhooks.retentionDays", "WEBHOOKS_RETENTION_DAYS", default: .value("7"), .integer(1...3650),
+        group: .backend, "Days processed location events and rejected events stay in the webhook inbox."
     )
     static let httpHost = Setting(
         "http.host", "HTTP_HOST", default: .value("127.0.0.1"), group: .backend,
@@ -84,9 +102,10 @@ extension Setting {
     )
 
     static let backend: [Setting] = [
-        .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackWebhookSecret,
-        .hyperTrackAcceptUnsigned, .httpHost, .httpPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep,
-        .dispatchMaxRadius, .dispatchOfferCount, .dispatchOfferTTL, .dispatchWindow, .dispatchMaxPositionAge,
-        .dispatchUseNearbyAPI, .tariffCurrency, .tariffBase, .tariffPerKilometre, .tariffPerMinute, .tariffMinimum,
+        .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackWebhookPathSecrets,
+        .hyperTrackWebhookSecret, .hyperTrackAcceptUnsigned, .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
+        .httpHost, .httpPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep, .dispatchMaxRadius,
+        .dispatchOfferCount, .dispatchOfferTTL, .dispatchWindow, .dispatchMaxPositionAge, .dispatchUseNearbyAPI,
+        .tariffCurrency, .tariffBase, .tariffPerKilometre, .tariffPerMinute, .tariffMinimum,
     ]
 }

@@ -102,7 +102,7 @@ struct APILoad: Sendable {
         let body = try JSONSerialization.data(withJSONObject: events)
         let signature = HMACWebhookSignatureVerifier.signature(for: body, secret: self.webhookSecret)
         let response = try await self.send(
-            .POST, "/v1/hypertrack/webhooks", rawBody: body,
+            .POST, "/v1/hypertrack/webhooks/\(self.webhookSecret)", rawBody: body,
             headers: ["x-hypertrack-signature": signature, "x-amz-sns-message-id": UUID().uuidString]
         )
         try self.check(response, 202, "POST /v1/hypertrack/webhooks")

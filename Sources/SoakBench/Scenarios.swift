@@ -27,13 +27,14 @@ struct ServicesScenario {
             "emulator", executable: "hypertrack-emulator",
             arguments: [
                 "--port", "\(emulatorPort)", "--account-id", "soak-account", "--secret-key", "soak-secret",
-                "--webhook-url", "http://127.0.0.1:\(apiPort)/v1/hypertrack/webhooks", "--webhook-secret", secret,
+                "--webhook-url", "http://127.0.0.1:\(apiPort)/v1/hypertrack/webhooks/\(secret)", "--webhook-secret", secret,
                 "--log-level", "warning",
             ],
             environment: [:], readyMarker: "hypertrack-emulator listening on", logDirectory: directory
         )
         let environment = [
             "DATABASE_URL": url, "LOG_LEVEL": "info", "HYPERTRACK_WEBHOOK_SECRET": secret,
+            "HYPERTRACK_WEBHOOK_PATH_SECRETS": secret,
             "HYPERTRACK_BASE_URL": "http://127.0.0.1:\(emulatorPort)", "HYPERTRACK_ACCOUNT_ID": "soak-account",
             "HYPERTRACK_SECRET_KEY": "soak-secret", "WORKER_TRANSACTION_BATCH_SIZE": Soak.transactionBatchSize,
         ]

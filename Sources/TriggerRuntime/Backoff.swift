@@ -38,3 +38,11 @@ extension Duration {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
+
+/// An error that says how long the failed call's service asked to be left alone (HTTP's `Retry-After`): the
+/// runtime schedules the next attempt no sooner than that, even when the function's backoff would retry earlier.
+/// A 429 with `Retry-After: 600` retried after 2 s would only be refused again and spend an attempt.
+public protocol RetryAfterHinting: Error {
+    /// The wait the service asked for, if it did.
+    var retryAfter: Duration? { get }
+}

@@ -125,10 +125,9 @@ extension TriggerRuntime {
                 if state.isAbandoned || Task.isCancelled { return .release }
                 let text = Self.describe(error)
                 if Backoff.isExhausted(attempt: delivery.attempt, options: options) { return .dead(error: text) }
-                return .retry(
-                    delay: Backoff.delay(afterAttempt: delivery.attempt, options: options, random: random),
-                    error: text
-                )
+                var delay = Backoff.delay(afterAttempt: delivery.attempt, options: options, random: random)
+                if let hint = (error as? any RetryAfterHinting)?.retryAfter { delay = max(delay, hint) }
+                return .retry(delay: delay, error: text)
             }
         )
     }

@@ -91,7 +91,15 @@ struct SettingsReaderTests {
         #expect(local.hyperTrack?.baseURL == "http://127.0.0.1:4010")
         #expect(local.hyperTrack?.accountID == "acc")
         #expect(local.hyperTrack?.secretKey == "sk")
-        #expect(local.backend.webhook.secret == "sk")
+        #expect(local.backend.webhook.secret == nil, "the signature check is off unless a key is configured")
+        let signed = try BackendSettings(
+            SettingsReader(environment: [
+                "HYPERTRACK_WEBHOOK_SECRET": "whsec", "HYPERTRACK_WEBHOOK_PATH_SECRETS": " new , old ,",
+            ]),
+            requireHyperTrack: false
+        )
+        #expect(signed.backend.webhook.secret == "whsec")
+        #expect(signed.backend.webhook.pathSecrets == ["new", "old"])
         let production = try BackendSettings(
             SettingsReader(environment: ["HYPERTRACK_ACCOUNT_ID": "a", "HYPERTRACK_SECRET_KEY": "s"]),
             requireHyperTrack: false
@@ -150,7 +158,8 @@ struct SettingsReaderTests {
             #expect(!setting.flagHelp.abstract.contains("default"), "\(setting)")
         }
         #expect(Setting.all.filter(\.isSecret).map(\.environmentName).sorted() == [
-            "DATABASE_URL", "HYPERTRACK_SECRET_KEY", "HYPERTRACK_WEBHOOK_SECRET", "POSTGRES_PASSWORD",
+            "DATABASE_URL", "HYPERTRACK_SECRET_KEY", "HYPERTRACK_WEBHOOK_PATH_SECRETS", "HYPERTRACK_WEBHOOK_SECRET",
+            "POSTGRES_PASSWORD",
         ])
     }
 }

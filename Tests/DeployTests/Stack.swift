@@ -81,20 +81,22 @@ struct Stack: Sendable {
             let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
             var emulatorConfiguration = emulatorConfiguration
             emulatorConfiguration.webhookSecret = "whsec-deploy-tests"
-            let environment = Self.environment(url: url).merging(
-                ["HYPERTRACK_WEBHOOK_SECRET": "whsec-deploy-tests"]
-            ) { $1 }
+            // Both checks, as in production: the secret at the end of the URL and the body's HMAC signature.
+            let webhookEnvironment = [
+                "HYPERTRACK_WEBHOOK_SECRET": "whsec-deploy-tests", "HYPERTRACK_WEBHOOK_PATH_SECRETS": "whsec-deploy-tests",
+            ]
+            let environment = Self.environment(url: url).merging(webhookEnvironment) { $1 }
             try await Self.run(["migrate"], environment: environment)
             let (api, port) = try await Self.serve(["--api-only"], name: "api", environment: environment)
             defer { api.kill() }
-            emulatorConfiguration.webhookURL = "http://127.0.0.1:\(port)/v1/hypertrack/webhooks"
+            emulatorConfiguration.webhookURL = "http://127.0.0.1:\(port)/v1/hypertrack/webhooks/whsec-deploy-tests"
             let emulator = try HyperTrackEmulator(configuration: emulatorConfiguration, logger: Self.logger)
             try await ServiceGroup.withRunning([emulator], logger: Self.logger) { [emulatorConfiguration] in
                 let base = try await emulator.baseURL()
                 let stack = Stack(
                     client: client,
                     environment: Self.environment(url: url, emulator: emulatorConfiguration, baseURL: base)
-                        .merging(["HYPERTRACK_WEBHOOK_SECRET": "whsec-deploy-tests"]) { $1 },
+                        .merging(webhookEnvironment) { $1 },
                     emulatorBaseURL: base,
                     emulator: emulatorConfiguration,
                     hyperTrack: emulator

@@ -93,8 +93,16 @@ struct CompleteTripTests {
         #expect(await world.leg(.pickup)?.record.status == .completing)
     }
 
-    @Test("completeTrip retries more than the default")
+    @Test("the functions that call HyperTrack keep retrying through an hour-long outage, even at the shortest jitter")
     func options() {
-        #expect(CompleteTrip.options.maxAttempts == 20)
+        let options = FunctionOptions.hyperTrackCalls
+        let shortest = (1..<options.maxAttempts).reduce(Duration.zero) {
+            $0 + Backoff.delay(afterAttempt: $1, options: options, random: 1)
+        }
+        #expect(shortest > .seconds(3600), "\(shortest)")
+        for options in [CompleteTrip.options, UpdateOrderStatus.options, OnTripWebhook.options,
+                        RegisterDriverDevice.options, ReplayWebhookEvent.options] {
+            #expect(options == .hyperTrackCalls)
+        }
     }
 }

@@ -1,41 +1,86 @@
 import Foundation
+import HyperTrackAPI
 import Logging
 import PostgresNIO
 import TriggerRuntime
 
-/// One event of a webhook delivery, normalised for the inbox.
-struct InboxEvent: Sendable, Hashable {
-    var index: Int
-    var type: String
-    var value: String?
-    var deviceID: String?
-    var tripID: String?
-    var latitude: Double?
-    var longitude: Double?
-    var recordedAt: Date?
-    var summary: LegSummary?
-    /// The event exactly as sent, as JSON text.
-    var payload: String
-}
-
 extension APIStore {
-    /// Stores a delivery's events in the inbox in one transaction; a redelivery (same message id) inserts nothing.
+    /// One inbox row as `jsonb_to_recordset` reads it.
+    private struct InboxRecord: Encodable {
+        var event_index: Int
+        var type: String
+        var value: String?
+        var device_id: String?
+        var trip_id: String?
+        var latitude: Double?
+        var longitude: Double?
+        /// Seconds since 1970 (`to_timestamp`): a number keeps the microseconds without a date format to agree on.
+        var recorded_at: Double?
+        var summary: LegSummary?
+        var payload: JSONValue
+        var content_key: String
+    }
+
+    /// One rejection as `jsonb_to_recordset` reads it.
+    private struct RejectionRecord: Encodable {
+        var event_index: Int?
+        var reason: String
+        var payload: JSONValue?
+    }
+
+    /// Stores a delivery in one transaction and two statements: its usable events in the inbox (an event already
+    /// there, by message id and index or by content, is skipped) and its rejections.
+    ///
+    /// One multi-row INSERT instead of one statement per event: a delivery of ten location events was ten round
+    /// trips inside the request's transaction.
     /// - Returns: How many events were new.
-    func storeWebhook(messageID: String, events: [InboxEvent]) async throws -> Int {
+    func storeWebhook(messageID: String, intake: WebhookIntake) async throws -> Int {
         let logger = self.logger
+        let encoder = JSONEncoder()
+        let events = try String(
+            decoding: encoder.encode(
+                intake.events.map {
+                    InboxRecord(
+                        event_index: $0.index, type: $0.type, value: $0.value, device_id: $0.deviceID,
+                        trip_id: $0.tripID, latitude: $0.latitude, longitude: $0.longitude,
+                        recorded_at: $0.recordedAt?.timeIntervalSince1970, summary: $0.summary, payload: $0.payload,
+                        content_key: $0.contentKey
+                    )
+                }
+            ),
+            as: UTF8.self
+        )
+        let rejections = try String(
+            decoding: encoder.encode(
+                intake.rejections.map { RejectionRecord(event_index: $0.index, reason: $0.reason, payload: $0.payload) }
+            ),
+            as: UTF8.self
+        )
         return try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
-            var inserted = 0
-            for event in events {
-                let summary = try event.summary.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-                inserted += try await connection.count(
+            let inserted =
+                intake.events.isEmpty
+                ? 0
+                : try await connection.count(
                     """
                     INSERT INTO webhook_events (message_id, event_index, type, value, device_id, trip_id, latitude,
-                                                longitude, recorded_at, summary, payload)
-                    VALUES (\(messageID), \(event.index), \(event.type), \(event.value), \(event.deviceID),
-                            \(event.tripID), \(event.latitude), \(event.longitude), \(event.recordedAt),
-                            \(summary)::jsonb, \(event.payload)::jsonb)
-                    ON CONFLICT (message_id, event_index) DO NOTHING
+                                                longitude, recorded_at, summary, payload, content_key)
+                    SELECT \(messageID), e.event_index, e.type, e.value, e.device_id, e.trip_id, e.latitude,
+                           e.longitude, to_timestamp(e.recorded_at), e.summary, e.payload, e.content_key
+                    FROM jsonb_to_recordset(\(events)::jsonb) AS e(
+                        event_index int, type text, value text, device_id text, trip_id text, latitude float8,
+                        longitude float8, recorded_at float8, summary jsonb, payload jsonb, content_key text)
+                    ORDER BY e.event_index
+                    ON CONFLICT DO NOTHING
                     RETURNING id
+                    """,
+                    logger: logger
+                )
+            if !intake.rejections.isEmpty {
+                try await connection.count(
+                    """
+                    INSERT INTO webhook_rejections (message_id, event_index, reason, payload)
+                    SELECT \(messageID), r.event_index, r.reason, r.payload
+                    FROM jsonb_to_recordset(\(rejections)::jsonb) AS r(event_index int, reason text, payload jsonb)
                     """,
                     logger: logger
                 )

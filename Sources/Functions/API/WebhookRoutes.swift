@@ -1,106 +1,102 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HyperTrackAPI
 import Logging
 
-/// `POST /v1/hypertrack/webhooks`: verifies the signature over the raw body, stores the events in the inbox keyed
-/// by `x-amz-sns-message-id`, and answers 202 at once; `onTripWebhook` does the work. 401 on a missing or bad
-/// signature, 400 on a malformed body or a missing message id; nothing is stored in either case.
+/// `POST /v1/hypertrack/webhooks/{secret}` (and `/v1/hypertrack/webhooks` when no path secret is configured):
+/// authenticates the delivery (``WebhookAuthentication``), stores its usable events in the inbox and records the
+/// rest as rejected (``WebhookIntake``), and answers 202 at once; `onTripWebhook` does the work.
+///
+/// - 401: not authentic; nothing is stored.
+/// - 400: no `x-amz-sns-message-id` (nothing to deduplicate by); nothing is stored.
+/// - 200: an AWS SNS `SubscriptionConfirmation` (logged, and confirmed when configured).
+/// - 202: everything else that authenticated, even when every event was rejected: HyperTrack treats a 4xx as
+///   delivered and would never send it again, and a retry would not make a malformed event readable.
 struct WebhookRoutes: Sendable {
     let store: APIStore
-    let verifier: (any WebhookSignatureVerifier)?
+    let authentication: WebhookAuthentication
+    let confirmSubscriptions: Bool
     let logger: Logger
 
     init(store: APIStore, configuration: Backend.Configuration.Webhook, logger: Logger) {
         self.store = store
         self.logger = logger
-        if let secret = configuration.secret {
-            self.verifier = HMACWebhookSignatureVerifier(
-                secret: secret,
-                acceptUnsigned: configuration.acceptUnsigned,
-                logger: logger
-            )
-        } else if configuration.acceptUnsigned {
-            logger.warning("HyperTrack webhooks are accepted WITHOUT signature verification (acceptUnsigned)")
-            self.verifier = nil
-        } else {
-            self.verifier = RefuseAllVerifier()
-        }
+        self.authentication = WebhookAuthentication(configuration: configuration, logger: logger)
+        self.confirmSubscriptions = configuration.confirmSubscriptions
     }
 
     // Both are valid header-name tokens, so the initialiser cannot fail.
     static let signatureHeader = HTTPField.Name(hyperTrackSignatureHeader)!
     static let messageIDHeader = HTTPField.Name("x-amz-sns-message-id")!
+    static let messageTypeHeader = HTTPField.Name("x-amz-sns-message-type")!
 
     func register(_ group: RouterGroup<APIRequestContext>) {
         group.post("hypertrack/webhooks") { request, context in
-            let body = try await request.body.collect(upTo: 1024 * 1024)
-            let bytes = Data(body.readableBytesView)
-            if let verifier = self.verifier {
-                do {
-                    try verifier.verify(body: bytes, signature: request.headers[Self.signatureHeader])
-                } catch {
-                    throw APIProblem(
-                        .unauthorized,
-                        title: "Invalid signature",
-                        detail: "\(hyperTrackSignatureHeader): \(error)"
-                    )
-                }
-            }
-            guard let messageID = request.headers[Self.messageIDHeader], !messageID.isEmpty else {
-                throw APIProblem.badRequest("x-amz-sns-message-id: the header is required")
-            }
-            let events: [WebhookEvent]
-            do {
-                events = try WebhookEvent.decodeDelivery(bytes)
-            } catch {
-                throw APIProblem.badRequest("the body is not a JSON array of HyperTrack events")
-            }
-            let inbox = try events.enumerated().map { try Self.inboxEvent($0.element, index: $0.offset) }
-            let inserted = try await self.store.storeWebhook(messageID: messageID, events: inbox)
-            return EditedResponse(
-                status: .accepted,
-                response: StatusView(status: "accepted", detail: "\(inserted) of \(inbox.count) events stored")
+            try await self.receive(request, pathSecret: nil, context: context)
+        }
+        group.post("hypertrack/webhooks/:secret") { request, context in
+            try await self.receive(request, pathSecret: context.parameters.get("secret"), context: context)
+        }
+    }
+
+    private func receive(_ request: Request, pathSecret: String?, context: APIRequestContext) async throws
+        -> EditedResponse<StatusView>
+    {
+        let body = Data(try await request.body.collect(upTo: 1024 * 1024).readableBytesView)
+        try self.authentication.authenticate(
+            pathSecret: pathSecret,
+            body: body,
+            signature: request.headers[Self.signatureHeader]
+        )
+        if request.headers[Self.messageTypeHeader] == "SubscriptionConfirmation" {
+            return EditedResponse(status: .ok, response: await self.subscriptionConfirmation(body))
+        }
+        guard let messageID = request.headers[Self.messageIDHeader], !messageID.isEmpty else {
+            throw APIProblem.badRequest("x-amz-sns-message-id: the header is required")
+        }
+        let intake = WebhookIntake(body: body)
+        let inserted = try await self.store.storeWebhook(messageID: messageID, intake: intake)
+        if !intake.rejections.isEmpty {
+            self.logger.warning(
+                "webhook events rejected",
+                metadata: [
+                    "webhook.message_id": "\(messageID)", "webhook.rejected": "\(intake.rejections.count)",
+                    "webhook.reason": "\(intake.rejections[0].reason)",
+                ]
             )
         }
+        let detail =
+            "\(inserted) of \(intake.events.count) events stored"
+            + (intake.rejections.isEmpty ? "" : ", \(intake.rejections.count) rejected")
+        return EditedResponse(status: .accepted, response: StatusView(status: "accepted", detail: detail))
     }
 
-    static func inboxEvent(_ event: WebhookEvent, index: Int) throws -> InboxEvent {
-        var inbox = InboxEvent(
-            index: index,
-            type: event.type.rawValue,
-            deviceID: event.deviceID,
-            recordedAt: event.recordedAt ?? event.createdAt,
-            payload: String(decoding: try JSONEncoder().encode(event.raw), as: UTF8.self)
-        )
-        switch event.payload {
-        case .location(let update):
-            inbox.latitude = update.coordinate?.latitude
-            inbox.longitude = update.coordinate?.longitude
-        case .trip(let trip):
-            inbox.value = trip.value.rawValue
-            inbox.tripID = trip.tripID
-            inbox.summary = trip.summary.map(LegSummary.init)
-        case .deviceStatus(let status):
-            inbox.value = status.value.rawValue
-            inbox.latitude = event.location?.latitude
-            inbox.longitude = event.location?.longitude
-        case .battery(let battery):
-            inbox.value = battery.value.rawValue
-        case .nearbyDevicesRequest, .unknown:
-            inbox.value = event.raw.objectValue?["data"]?.objectValue?["value"]?.stringValue
+    /// An AWS SNS subscription request: its `SubscribeURL` is logged, and fetched (which confirms the subscription)
+    /// when configured and when it is an https URL on an `amazonaws.com` host; any other URL is never fetched, so
+    /// the endpoint cannot be made to call an arbitrary address.
+    private func subscriptionConfirmation(_ body: Data) async -> StatusView {
+        let object = (try? JSONDecoder().decode(JSONValue.self, from: body))?.objectValue
+        guard let text = object?["SubscribeURL"]?.stringValue, let url = URL(string: text) else {
+            self.logger.warning("SNS subscription confirmation without a SubscribeURL")
+            return StatusView(status: "ignored", detail: "no SubscribeURL")
         }
-        return inbox
-    }
-}
-
-/// Without a secret and without `acceptUnsigned`, no delivery can be authentic.
-private struct RefuseAllVerifier: WebhookSignatureVerifier {
-    func verify(body: some DataProtocol, signature: String?) throws {
-        throw RefusedError()
-    }
-    struct RefusedError: Error, CustomStringConvertible {
-        var description: String { "no webhook secret is configured" }
+        let trusted = url.scheme == "https" && (url.host?.hasSuffix(".amazonaws.com") ?? false)
+        guard self.confirmSubscriptions, trusted else {
+            self.logger.notice(
+                "SNS subscription confirmation received: open its SubscribeURL to confirm",
+                metadata: ["sns.subscribe_url": "\(text)", "sns.trusted_host": "\(trusted)"]
+            )
+            return StatusView(status: "received", detail: "open the SubscribeURL (logged) to confirm")
+        }
+        do {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: text), timeout: .seconds(10))
+            self.logger.notice("SNS subscription confirmed", metadata: ["http.status": "\(response.status)"])
+            return StatusView(status: "confirmed", detail: "HTTP \(response.status)")
+        } catch {
+            self.logger.error("SNS subscription confirmation failed", metadata: ["error": "\(error)"])
+            return StatusView(status: "received", detail: "confirming failed; open the SubscribeURL (logged)")
+        }
     }
 }

@@ -14,5 +14,6 @@ enum AppMigrations {
         M0005WebhookInbox.migration,
         M0006DriverPositions.migration,
         M0007Dispatch.migration,
+        M0010WebhookTrust.migration,
     ]
 }

@@ -10,6 +10,33 @@ extension PostgresRideStore {
         try await self.legs(where: "order_id = \(orderID) AND leg = \(kind.rawValue)").first
     }
 
+    public func overdueLegs(margin: Duration, recheck: Duration, limit: Int) async throws -> [LegRecord] {
+        try await self.executor.documents(
+            """
+            WITH due AS (
+                SELECT l.id FROM order_legs l JOIN orders o ON o.id = l.order_id
+                WHERE (l.checked_at IS NULL OR l.checked_at < now() - make_interval(secs => \(recheck.seconds)))
+                  AND (
+                    (l.status = 'active' AND l.arrived_at IS NULL
+                     AND ((l.leg = 'pickup' AND o.status = 'PICKING_UP') OR (l.leg = 'dropoff' AND o.status = 'DROPPING_OFF'))
+                     AND coalesce(l.eta, l.created_at) < now() - make_interval(secs => \(margin.seconds))
+                     AND NOT EXISTS (
+                         SELECT 1 FROM webhook_events e
+                         WHERE e.trip_id = l.trip_id AND e.received_at > now() - make_interval(secs => \(margin.seconds))))
+                    OR (l.status = 'completed' AND l.distance IS NULL
+                        AND l.completed_at < now() - make_interval(secs => \(margin.seconds))))
+                ORDER BY l.created_at
+                LIMIT \(limit)
+                FOR UPDATE OF l SKIP LOCKED
+            )
+            UPDATE order_legs l SET checked_at = now() FROM due WHERE l.id = due.id
+            RETURNING to_jsonb(l)::text
+            """,
+            as: LegRow.self,
+            logger: self.logger
+        ).map(LegRecord.init(row:))
+    }
+
     public func leg(tripID: String) async throws -> LegRecord? {
         try await self.legs(where: "trip_id = \(tripID)").first
     }

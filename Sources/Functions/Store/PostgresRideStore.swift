@@ -132,6 +132,14 @@ public struct PostgresRideStore<Executor: QueryExecutor>: RideStore {
         return Dictionary(pairs, uniquingKeysWith: { _, last in last })
     }
 
+    public func webhookEvent(id: Int64) async throws -> WebhookEventRow? {
+        try await self.executor.documents(
+            "SELECT to_jsonb(e)::text FROM webhook_events e WHERE e.id = \(id)",
+            as: WebhookEventRow.self,
+            logger: self.logger
+        ).first
+    }
+
     public func setWebhookOutcome(eventID: Int64, outcome: String) async throws {
         try await self.executor.count(
             "UPDATE webhook_events SET outcome = \(outcome), processed_at = now() WHERE id = \(eventID)",

@@ -112,6 +112,15 @@ public protocol RideStore: Sendable {
 
     /// Records what handling an inbox event did (`applied`, `ignored: …`).
     func setWebhookOutcome(eventID: Int64, outcome: String) async throws
+
+    /// An inbox event, or `nil` once it was pruned.
+    func webhookEvent(id: Int64) async throws -> WebhookEventRow?
+
+    /// Legs whose expected webhook is overdue, at most `limit`, marked as checked now (so the next call skips them
+    /// for `recheck`): an active leg of an order still driving to it, not arrived, whose ETA (or, without one, its
+    /// creation) is more than `margin` ago, with no event for its trip within `margin`; or a completed leg still
+    /// without a summary `margin` after its completion.
+    func overdueLegs(margin: Duration, recheck: Duration, limit: Int) async throws -> [LegRecord]
 }
 
 extension RideStore {

@@ -28,12 +28,21 @@ struct WebhookEndpointTests {
         _ h: BackendHarness,
         body: Data = Self.body,
         signature: String?,
-        messageID: String? = "msg-1"
+        messageID: String? = "msg-1",
+        path: String = "/v1/hypertrack/webhooks",
+        headers extra: [(String, String)] = []
     ) async throws -> APIClient.Reply {
-        var headers: [(String, String)] = []
+        var headers: [(String, String)] = extra
         if let signature { headers.append(("x-hypertrack-signature", signature)) }
         if let messageID { headers.append(("x-amz-sns-message-id", messageID)) }
-        return try await h.api.send(.POST, "/v1/hypertrack/webhooks", headers: headers, rawBody: body)
+        return try await h.api.send(.POST, path, headers: headers, rawBody: body)
+    }
+
+    static func count(_ client: PostgresClient, _ query: PostgresQuery) async throws -> Int {
+        for try await count in try await client.query(query, logger: BackendHarness.logger).decode(Int.self) {
+            return count
+        }
+        return -1
     }
 
     @Test("a signed delivery is stored, one row per event, and a redelivery stores nothing more")
@@ -68,22 +77,118 @@ struct WebhookEndpointTests {
         }
     }
 
-    @Test("a malformed body or a missing message id is 400 and stores nothing")
+    @Test("an authentic but malformed body is accepted and recorded as rejected; a missing message id is 400")
     func malformed() async throws {
         try await BackendHarness.with { h in
             for body in [Data("not json".utf8), Data("42".utf8)] {
                 let signature = HMACWebhookSignatureVerifier.signature(for: body, secret: "whsec-test")
-                APITests.expectProblem(try await Self.post(h, body: body, signature: signature), 400)
+                let reply = try await Self.post(h, body: body, signature: signature, messageID: "bad-\(body.count)")
+                #expect(reply.status == 202, "HyperTrack would never resend a 4xx")
+                #expect(reply.json["detail"].stringValue?.contains("1 rejected") == true)
             }
+            #expect(try await Self.count(h.client, "SELECT count(*)::int FROM webhook_rejections") == 2)
             let signature = HMACWebhookSignatureVerifier.signature(for: Self.body, secret: "whsec-test")
             let reply = try await Self.post(h, signature: signature, messageID: nil)
             #expect(reply.status == 400)
             #expect(reply.json["detail"].stringValue?.contains("x-amz-sns-message-id") == true)
-            #expect(try await Self.inboxCount(h.client) == 0)
+            #expect(try await Self.inboxCount(h.client) == 0, "rejections are not inbox rows: no function runs on them")
         }
     }
 
-    @Test("without a secret, deliveries are refused unless acceptUnsigned is set explicitly")
+    @Test("bad events of an authentic delivery are rejected one by one, with the reason; the good ones are stored")
+    func badEvents() async throws {
+        let body = Data(
+            """
+            [{"created_at": "2026-11-21T19:00:00Z", "recorded_at": "2026-11-21T19:00:00Z", "device_id": "D1",
+              "type": "location", "data": {"geometry": {"type": "Point", "coordinates": [13.4, 152.5]}}},
+             {"created_at": "2026-11-21T19:00:00Z", "device_id": "D1", "type": "teleport", "data": {"value": "x"}},
+             "not an event",
+             {"created_at": "2026-11-21T19:00:02Z", "recorded_at": "2026-11-21T19:00:02Z", "device_id": "D1",
+              "type": "location", "data": {"geometry": {"type": "Point", "coordinates": [13.4, 52.5]}}}]
+            """.utf8
+        )
+        try await BackendHarness.with { h in
+            let signature = HMACWebhookSignatureVerifier.signature(for: body, secret: "whsec-test")
+            let reply = try await Self.post(h, body: body, signature: signature)
+            #expect(reply.status == 202)
+            #expect(reply.json["detail"] == "1 of 1 events stored, 3 rejected")
+            #expect(try await Self.inboxCount(h.client) == 1)
+            let reasons = try await h.client.query(
+                "SELECT event_index, reason FROM webhook_rejections ORDER BY event_index", logger: BackendHarness.logger
+            ).collect().map { try $0.decode((Int, String).self) }
+            #expect(reasons.map(\.0) == [0, 1, 2])
+            #expect(reasons[0].1.contains("out of range"))
+            #expect(reasons[1].1.contains("unknown event type \"teleport\""))
+        }
+    }
+
+    @Test("a replay under a new message id changes nothing: events are deduplicated by content")
+    func replayUnderNewID() async throws {
+        try await BackendHarness.with { h in
+            let signature = HMACWebhookSignatureVerifier.signature(for: Self.body, secret: "whsec-test")
+            #expect(try await Self.post(h, signature: signature, messageID: "first").json["detail"] == "2 of 2 events stored")
+            let replay = try await Self.post(h, signature: signature, messageID: "replayed-under-a-new-id")
+            #expect(replay.status == 202)
+            #expect(replay.json["detail"] == "0 of 2 events stored")
+            #expect(try await Self.inboxCount(h.client) == 2)
+        }
+    }
+
+    @Test("a secret in the URL: right is stored, wrong or missing is 401; two secrets during a rotation")
+    func pathSecrets() async throws {
+        let configuration = Backend.Configuration(webhook: .init(pathSecrets: ["old-secret", "new-secret"]))
+        try await BackendHarness.with(configuration: configuration) { h in
+            APITests.expectProblem(try await Self.post(h, signature: nil), 401, mentioning: "secret")
+            APITests.expectProblem(
+                try await Self.post(h, signature: nil, path: "/v1/hypertrack/webhooks/guess"), 401, mentioning: "secret"
+            )
+            #expect(try await Self.inboxCount(h.client) == 0)
+            let old = try await Self.post(h, signature: nil, messageID: "a", path: "/v1/hypertrack/webhooks/old-secret")
+            #expect(old.status == 202)
+            let body = Data(String(decoding: Self.body, as: UTF8.self).replacingOccurrences(of: "19:00:0", with: "19:30:0").utf8)
+            let new = try await Self.post(
+                h, body: body, signature: nil, messageID: "b", path: "/v1/hypertrack/webhooks/new-secret"
+            )
+            #expect(new.status == 202)
+            #expect(try await Self.inboxCount(h.client) == 4)
+        }
+        // With the HMAC scheme on as well, both must hold.
+        let both = Backend.Configuration(webhook: .init(pathSecrets: ["s1"], secret: "hmac"))
+        try await BackendHarness.with(configuration: both) { h in
+            let path = "/v1/hypertrack/webhooks/s1"
+            APITests.expectProblem(try await Self.post(h, signature: nil, path: path), 401, mentioning: "x-hypertrack-signature")
+            let signature = HMACWebhookSignatureVerifier.signature(for: Self.body, secret: "hmac")
+            #expect(try await Self.post(h, signature: signature, path: path).status == 202)
+        }
+    }
+
+    @Test("an SNS subscription confirmation is answered 200 and stores nothing; its URL is logged, not fetched")
+    func subscriptionConfirmation() async throws {
+        let body = Data(
+            """
+            {"Type": "SubscriptionConfirmation", "MessageId": "m", "Token": "t", "TopicArn": "arn:aws:sns:x",
+             "SubscribeURL": "https://sns.eu-west-1.amazonaws.com/?Action=ConfirmSubscription&Token=t"}
+            """.utf8
+        )
+        try await BackendHarness.with(configuration: .init(webhook: .init(pathSecrets: ["s1"]))) { h in
+            let reply = try await Self.post(
+                h, body: body, signature: nil, messageID: "m", path: "/v1/hypertrack/webhooks/s1",
+                headers: [("x-amz-sns-message-type", "SubscriptionConfirmation")]
+            )
+            #expect(reply.status == 200)
+            #expect(reply.json["status"] == "received")
+            #expect(try await Self.inboxCount(h.client) == 0)
+            APITests.expectProblem(
+                try await Self.post(
+                    h, body: body, signature: nil, messageID: "m", path: "/v1/hypertrack/webhooks/wrong",
+                    headers: [("x-amz-sns-message-type", "SubscriptionConfirmation")]
+                ),
+                401
+            )
+        }
+    }
+
+    @Test("with no path secret and no signing key, deliveries are refused unless acceptUnsigned is set explicitly")
     func unsignedConfiguration() async throws {
         try await BackendHarness.with(configuration: .init(webhook: .init(secret: nil))) { h in
             APITests.expectProblem(try await Self.post(h, signature: nil), 401)

@@ -61,7 +61,10 @@ public struct LocalStack: Service {
         var composition = BackendComposition.Configuration()
         composition.role = .all
         composition.backend = self.configuration.backend
-        composition.backend.webhook = .init(secret: self.configuration.webhookSecret, acceptUnsigned: false)
+        // Both checks, as production should run them: the secret in the URL and the emulator's HMAC signature.
+        composition.backend.webhook.pathSecrets = [self.configuration.webhookSecret]
+        composition.backend.webhook.secret = self.configuration.webhookSecret
+        composition.backend.webhook.acceptUnsigned = false
         composition.runtime = self.configuration.runtime
         composition.httpHost = self.configuration.apiHost
         composition.httpPort = self.configuration.apiPort
@@ -106,7 +109,7 @@ public struct LocalStack: Service {
             group.addTask { try await worker.run() }
             let endpoints = Endpoints(
                 apiURL: apiURL,
-                webhookURL: "\(apiURL)/v1/hypertrack/webhooks",
+                webhookURL: "\(apiURL)/v1/hypertrack/webhooks/\(settings.webhookSecret)",
                 emulatorURL: emulatorURL,
                 accountID: settings.accountID,
                 secretKey: settings.secretKey,
@@ -124,7 +127,7 @@ public struct LocalStack: Service {
         emulator.port = self.configuration.emulatorPort
         emulator.accountID = self.configuration.accountID
         emulator.secretKey = self.configuration.secretKey
-        emulator.webhookURL = "\(apiURL)/v1/hypertrack/webhooks"
+        emulator.webhookURL = "\(apiURL)/v1/hypertrack/webhooks/\(self.configuration.webhookSecret)"
         emulator.webhookSecret = self.configuration.webhookSecret
         emulator.clock = self.configuration.clock
         emulator.speed = self.configuration.driverSpeed

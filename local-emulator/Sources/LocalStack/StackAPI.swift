@@ -69,12 +69,13 @@ public struct StackAPI: Sendable {
         return reply.json
     }
 
-    /// Posts a signed HyperTrack webhook delivery of `events` (what HyperTrack sends when a phone reports).
+    /// Posts a signed HyperTrack webhook delivery of `events` (what HyperTrack sends when a phone reports) to the
+    /// stack's webhook URL, which ends with the same secret.
     public func webhook(_ events: [JSONValue], secret: String, messageID: String = UUID().uuidString) async throws {
         let body = try JSONEncoder().encode(JSONValue.array(events))
         let reply = try await self.send(
             .POST,
-            "/v1/hypertrack/webhooks",
+            "/v1/hypertrack/webhooks/\(secret)",
             headers: [
                 ("x-hypertrack-signature", HMACWebhookSignatureVerifier.signature(for: body, secret: secret)),
                 ("x-amz-sns-message-id", messageID),
