@@ -107,7 +107,7 @@ struct ScheduleTests {
             #expect(schedules.map(\.schedule) == ["cron */5 * * * *"])
             #expect(try #require(schedules.first).nextRunAt < Date().addingTimeInterval(301))
 
-            try await client.withTransaction(logger: logger) { connection in
+            _ = try await client.withTransaction(logger: logger) { connection in
                 try await PostgresTimers(logger: logger).schedule(
                     "ring", document: "d", key: "k", due: .after(.seconds(3600)), payload: nil, ifExists: .replace,
                     on: connection)
