@@ -242,4 +242,43 @@ struct TimerTests {
             #expect(try await Self.count(client, "deliveries") == 0)
         }
     }
+
+    @Test("100,000 timers not yet due cost the claim one index probe: no sequential scan, nothing promoted")
+    func claimIgnoresFutureTimers() async throws {
+        let fired = Observations<Fired>()
+        let registry = Self.registry(fired)
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            try await client.query("ANALYZE trigger_runtime.timers")  // empty statistics, as a fresh deployment has
+            try await client.query(
+                """
+                INSERT INTO trigger_runtime.timers (function_name, document_key, timer_key, due_at)
+                SELECT 'ring', 'doc-' || g, 'k', now() + interval '1 hour' + g * interval '1 second'
+                FROM generate_series(1, 100000) g
+                """)
+            let scans = try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                let claimed = try await connection.query(
+                    "SELECT count(*)::int8 FROM trigger_runtime.claim(ARRAY['ring'], 32, 'probe', 30)", logger: logger)
+                var count: Int64 = -1
+                for try await value in claimed.decode(Int64.self) { count = value }
+                let stats = try await connection.query(
+                    """
+                    SELECT seq_scan, coalesce(idx_scan, 0) FROM pg_stat_xact_user_tables
+                    WHERE relid = 'trigger_runtime.timers'::regclass
+                    """,
+                    logger: logger)
+                var result: (claimed: Int64, sequential: Int64, index: Int64) = (count, -1, -1)
+                for try await (sequential, index) in stats.decode((Int64, Int64).self) {
+                    result = (count, sequential, index)
+                }
+                try await connection.query("ROLLBACK", logger: logger)
+                return result
+            }
+            #expect(scans.claimed == 0)
+            #expect(scans.sequential == 0)
+            #expect(scans.index >= 1)
+            #expect(try await Self.count(client, "timers") == 100_000)
+        }
+    }
 }
