@@ -11,6 +11,11 @@ extension RuntimeSchema {
     ///   stops at the first entry while none is due), so the claim path pays nothing while no timer is due and a
     ///   worker that claims anyway never needs another round trip. It is exactly once under concurrent workers:
     ///   the rows are picked `FOR UPDATE SKIP LOCKED` and deleted in the statement that inserts their deliveries.
+    ///   A claim promotes up to 1,000 due timers, not just its own batch: promoting only what it was about to
+    ///   claim (often 4 to 8 deliveries while a worker's completion rate is still low) drained 2,000 timers due
+    ///   at once at about 8 per second on the 2-core test machine, one claim-run-commit cycle per handful; with
+    ///   1,000 per promotion the same test runs them all in a few seconds, the promoted rest waiting as an
+    ///   ordinary backlog that any worker claims in full batches.
     /// - `trigger_runtime.schedules` holds one row per scheduled function with its next run; see
     ///   `PostgresOutboxStore.tickSchedules`.
     /// - `trigger_runtime.functions` records timer and schedule functions too (`kind`), with no table, so the
@@ -98,7 +103,7 @@ extension RuntimeSchema {
             PERFORM set_config('synchronous_commit', 'off', true);
             IF EXISTS (SELECT FROM trigger_runtime.timers t
                        WHERE t.due_at <= now() AND t.function_name = ANY (p_functions)) THEN
-                PERFORM trigger_runtime.promote_timers(p_functions, p_limit, now());
+                PERFORM trigger_runtime.promote_timers(p_functions, 1000, now());
             END IF;
             RETURN QUERY
             UPDATE trigger_runtime.deliveries d

@@ -281,4 +281,36 @@ struct TimerTests {
             #expect(try await Self.count(client, "timers") == 100_000)
         }
     }
+
+    @Test("two workers promote and run 2,000 due timers: each exactly once")
+    func exactlyOnceAcrossWorkers() async throws {
+        let fired = Observations<Fired>()
+        let registry = Self.registry(fired)
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            try await client.query(
+                """
+                INSERT INTO trigger_runtime.timers (function_name, document_key, timer_key, due_at, payload)
+                SELECT 'ring', 'doc-' || (g % 500), 'k' || g, now() - interval '1 second', to_jsonb(g::text)
+                FROM generate_series(1, 2000) g
+                """)
+            let configurations = ["a", "b"].map { name in
+                RuntimeHarness.configuration {
+                    $0.batchSize = 16
+                    $0.workerID = "timer-worker-\(name)"
+                }
+            }
+            try await RuntimeHarness.withWorkers(
+                client: client, registry: registry, configurations: configurations, logger: logger
+            ) {
+                try await fired.wait("2,000 timers") { $0.count >= 2000 }
+            }
+            let payloads = fired.entries.map(\.payload)
+            #expect(payloads.count == 2000)
+            #expect(Set(payloads).count == 2000)
+            #expect(try await Self.count(client, "timers") == 0)
+            #expect(try await Self.count(client, "deliveries") == 0)
+            #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.done") == 2000)
+        }
+    }
 }
