@@ -68,7 +68,7 @@ struct Report {
         if let timers = self.timers {
             lines.append(
                 Self.latencyRow(
-                    "timers: lateness, due time → handler start (database clock), \(timers.count) due at once",
+                    "timers: lateness, due time → handler start, \(timers.count) due at once",
                     timers.lateness,
                     target: ""
                 )

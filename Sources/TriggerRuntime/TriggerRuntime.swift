@@ -15,7 +15,12 @@ import ServiceLifecycle
 /// try await group.run()
 /// ```
 ///
-/// Ordering: deliveries of one function for one document run one at a time, in commit order. A dead-lettered
+/// Timers and schedules: a due timer is promoted into the queue by a claim and then runs as a delivery (see
+/// migration 0005); due schedules tick at the worker's schedule check, which runs when the next schedule is due and
+/// at least every poll interval. A sleeping worker wakes for the earliest delivery, timer or schedule it runs.
+///
+/// Ordering: deliveries of one function for one document run one at a time, in commit order (a timer's place is
+/// its promotion). A dead-lettered
 /// delivery no longer holds back the later ones of its document (they run; `events retry` replays the dead one
 /// after them). Timeouts cancel the handler's task: a handler that ignores cancellation runs on until it returns.
 public struct TriggerRuntime: Service {

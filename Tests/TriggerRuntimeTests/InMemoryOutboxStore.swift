@@ -37,6 +37,19 @@ actor InMemoryOutboxStore: OutboxStore {
         return id
     }
 
+    /// Records a delivery as the promotion of a due timer (or, with `tick`, a schedule's tick) leaves it.
+    @discardableResult
+    func emitTimer(_ function: FunctionName, document: String, key: String?, dueAt: Date, payload: String) -> Int64 {
+        let id = self.nextID
+        self.nextID += 1
+        let delivery = Delivery(
+            id: id, function: function, table: "", operation: key == nil ? .tick : .timer, documentKey: document,
+            before: nil, after: Data(payload.utf8), committedAt: dueAt, attempt: 0, leaseToken: UUID(), timerKey: key
+        )
+        self.rows[id] = Row(delivery: delivery, runAfter: .now)
+        return id
+    }
+
     /// Records one delivery of `function` per number `n` in `numbers`: document `doc<n>`, row `{"n": <n>}`.
     func emit(_ function: FunctionName, numbered numbers: ClosedRange<Int>) {
         for n in numbers { self.emit(function, key: "doc\(n)", after: #"{"n": \#(n)}"#) }

@@ -61,6 +61,7 @@ public actor InMemoryTimers: TimerScheduling {
         "\(function.rawValue)\u{0}\(document)\u{0}\(key)"
     }
 
+    @discardableResult
     public func schedule(
         _ function: FunctionName,
         document: String,
@@ -87,6 +88,7 @@ public actor InMemoryTimers: TimerScheduling {
         return true
     }
 
+    @discardableResult
     public func cancel(_ function: FunctionName, document: String, key: String, on transaction: PostgresConnection?)
         async throws -> Bool
     {

@@ -21,6 +21,7 @@ public struct PostgresTimers: TimerScheduling {
         self.logger = logger
     }
 
+    @discardableResult
     public func schedule(
         _ function: FunctionName,
         document: String,
@@ -85,6 +86,7 @@ public struct PostgresTimers: TimerScheduling {
         return false
     }
 
+    @discardableResult
     public func cancel(_ function: FunctionName, document: String, key: String, on transaction: PostgresConnection?)
         async throws -> Bool
     {

@@ -34,7 +34,7 @@ struct CommandLineTests {
         return (try await exit.status("ridesharing \(arguments.joined(separator: " "))"), text)
     }
 
-    @Test("migrate --dry-run reports, migrate applies, events list/show/retry work and refuse bad input")
+    @Test("migrate --dry-run reports, migrate applies, events list/show/retry/timers/schedules work and refuse bad input")
     func commands() async throws {
         let (logger, _) = Logger.capturing()
         try await TestDatabase.shared.withDatabase { client, _ in
@@ -78,6 +78,30 @@ struct CommandLineTests {
             let record = try await DeliveryAdmin(client: client, logger: logger).show(1)
             #expect(record.status == .ready)
             #expect(record.attempt == 0)
+
+            // Timers and schedules, as the runtime keeps them.
+            try await client.query(
+                """
+                INSERT INTO trigger_runtime.timers (function_name, document_key, timer_key, due_at, payload)
+                VALUES ('expireOffer', 'order-7', 'round-1', '2100-01-01T00:00:00Z', '{"driver": 3}'),
+                       ('expireOffer', 'order-8', 'round-1', now() - interval '1 second', NULL)
+                """
+            )
+            try await client.query(
+                """
+                INSERT INTO trigger_runtime.schedules (function_name, schedule, next_run_at)
+                VALUES ('sweep', 'cron */5 * * * *', '2100-01-01T00:05:00Z')
+                """
+            )
+            let (timersStatus, timers) = try await Self.ridesharing(["events", "timers"], environment: environment)
+            #expect(timersStatus == 0, "\(timers)")
+            #expect(timers.contains("2 pending timers (1 due), 1 schedules"))
+            #expect(timers.contains("expireOffer\torder-7\tround-1\t2100-01-01T00:00:00.000Z"))
+            #expect(timers.contains("{\"driver\": 3}"))
+            let (schedulesStatus, schedules) = try await Self.ridesharing(["events", "schedules"], environment: environment)
+            #expect(schedulesStatus == 0, "\(schedules)")
+            #expect(schedules.contains("sweep\tcron */5 * * * *\t2100-01-01T00:05:00.000Z\tnever"))
+            #expect(try await Self.ridesharing(["events", "timers", "--limit", "0"], environment: environment).0 != 0)
 
             let (levelStatus, level) = try await Self.ridesharing(
                 ["events", "list"], environment: environment.merging(["LOG_LEVEL": "loud"]) { $1 }

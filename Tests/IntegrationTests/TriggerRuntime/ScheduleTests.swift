@@ -22,9 +22,14 @@ struct ScheduleTests {
         let (logger, _) = Logger.capturing()
         try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
             // Poll often, so both workers look at the schedule many times per tick.
-            let configuration = RuntimeHarness.configuration { $0.pollInterval = .milliseconds(100) }
+            let configurations = ["a", "b"].map { name in
+                RuntimeHarness.configuration {
+                    $0.pollInterval = .milliseconds(100)
+                    $0.workerID = "schedule-worker-\(name)"
+                }
+            }
             try await RuntimeHarness.withWorkers(
-                client: client, registry: registry, configurations: [configuration, configuration], logger: logger
+                client: client, registry: registry, configurations: configurations, logger: logger
             ) {
                 try await ticks.wait("four ticks") { $0.count >= 4 }
             }
@@ -38,14 +43,15 @@ struct ScheduleTests {
             })
             #expect(instants.allSatisfy { $0 == $0.rounded() })
             #expect(ticks.entries.allSatisfy { $0.operation == .tick && $0.documentKey == "sweep" })
-            #expect(runs.filter { $0.coalesced == 1 }.count >= runs.count - 1)
-            let inserted = try await RuntimeHarness.count(
+            // Every tick row either worker inserted (run, or still waiting when they stopped) is for its own instant.
+            let duplicates = try await RuntimeHarness.count(
                 client,
                 """
-                SELECT (SELECT count(*) FROM trigger_runtime.done WHERE operation = 'tick')
-                     + (SELECT count(*) FROM trigger_runtime.deliveries WHERE operation = 'tick')
+                SELECT count(*) - count(DISTINCT committed_at) FROM (
+                    SELECT committed_at FROM trigger_runtime.done WHERE operation = 'tick'
+                    UNION ALL SELECT committed_at FROM trigger_runtime.deliveries WHERE operation = 'tick') t
                 """)
-            #expect(inserted == instants.count || inserted == instants.count + 1)
+            #expect(duplicates == 0)
         }
     }
 
@@ -75,7 +81,6 @@ struct ScheduleTests {
             let next = try await RuntimeHarness.count(
                 client, "SELECT extract(epoch FROM next_run_at)::int8 FROM trigger_runtime.schedules")
             #expect(next == missedFrom + 60 * tick.coalesced)
-            #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.schedules WHERE next_run_at > now()") == 1)
         }
     }
 
@@ -107,7 +112,7 @@ struct ScheduleTests {
             #expect(schedules.map(\.schedule) == ["cron */5 * * * *"])
             #expect(try #require(schedules.first).nextRunAt < Date().addingTimeInterval(301))
 
-            try await client.withTransaction(logger: logger) { connection in
+            _ = try await client.withTransaction(logger: logger) { connection in
                 try await PostgresTimers(logger: logger).schedule(
                     "ring", document: "d", key: "k", due: .after(.seconds(3600)), payload: nil, ifExists: .replace,
                     on: connection)

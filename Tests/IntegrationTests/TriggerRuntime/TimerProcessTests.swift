@@ -25,7 +25,7 @@ struct TimerProcessTests {
             let worker = try WorkerProcess(environment: ["DATABASE_URL": url, "WORKER_LEASE_SECONDS": "3", "HANG_ON": "7"])
             defer { worker.stop() }
             try await worker.lines.wait("the child to start") { $0.contains("ready") }
-            try await client.withTransaction(logger: logger) { connection in
+            _ = try await client.withTransaction(logger: logger) { connection in
                 try await PostgresTimers(logger: logger).schedule(
                     "ring", document: "order-7", key: "expire", due: .after(.milliseconds(100)),
                     payload: Data("7".utf8), ifExists: .replace, on: connection)

@@ -51,6 +51,18 @@ struct TimerTests {
         }
     }
 
+    /// What `body` threw; for a failed `withTransaction`, what its closure threw.
+    static func failure(_ body: () async throws -> Void) async -> (any Error)? {
+        do {
+            try await body()
+            return nil
+        } catch let error as PostgresTransactionError {
+            return error.closureError ?? error
+        } catch {
+            return error
+        }
+    }
+
     static func count(_ client: PostgresClient, _ table: String) async throws -> Int {
         try await RuntimeHarness.count(client, PostgresQuery(unsafeSQL: "SELECT count(*) FROM trigger_runtime.\(table)"))
     }
@@ -114,14 +126,15 @@ struct TimerTests {
         let registry = Self.registry(fired)
         let (logger, _) = Logger.capturing()
         try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
-            await #expect(throws: Abort.self) {
-                try await client.withTransaction(logger: logger) { connection in
+            let error = await Self.failure {
+                _ = try await client.withTransaction(logger: logger) { connection in
                     try await PostgresTimers(logger: logger).schedule(
                         "ring", document: "d", key: "rolled-back", due: .after(.zero), payload: Data("\"no\"".utf8),
                         ifExists: .replace, on: connection)
                     throw Abort()
                 }
             }
+            #expect(error is Abort)
             #expect(try await Self.count(client, "timers") == 0)
             // A later timer of the same document fires: had the first been written, it would have fired before it.
             try await Self.schedule(client, key: "control", due: .after(.milliseconds(200)), payload: "yes", logger: logger)
@@ -166,14 +179,14 @@ struct TimerTests {
             }
             #expect(fired.entries.map(\.payload) == ["b2"])
 
-            let missing = await #expect(throws: TriggerRuntimeError.self) {
-                try await client.withTransaction(logger: logger) { connection in
+            let missing = await Self.failure {
+                _ = try await client.withTransaction(logger: logger) { connection in
                     try await PostgresTimers(logger: logger).schedule(
                         "nobody", document: "d", key: "k", due: .after(.zero), payload: nil, ifExists: .replace,
                         on: connection)
                 }
             }
-            #expect(missing?.code == .functionNotRegistered)
+            #expect((missing as? TriggerRuntimeError)?.code == .functionNotRegistered)
             let noTransaction = await #expect(throws: TriggerRuntimeError.self) {
                 try await PostgresTimers(logger: logger).cancel("ring", document: "d", key: "k", on: nil)
             }
@@ -227,6 +240,77 @@ struct TimerTests {
             #expect(fired.entries.map(\.attempt) == [1, 2, 1])
             #expect(fired.entries.last?.context.timer?.key == "doomed")
             #expect(try await Self.count(client, "deliveries") == 0)
+        }
+    }
+
+    @Test("100,000 timers not yet due cost the claim one index probe: no sequential scan, nothing promoted")
+    func claimIgnoresFutureTimers() async throws {
+        let fired = Observations<Fired>()
+        let registry = Self.registry(fired)
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            try await client.query("ANALYZE trigger_runtime.timers")  // empty statistics, as a fresh deployment has
+            try await client.query(
+                """
+                INSERT INTO trigger_runtime.timers (function_name, document_key, timer_key, due_at)
+                SELECT 'ring', 'doc-' || g, 'k', now() + interval '1 hour' + g * interval '1 second'
+                FROM generate_series(1, 100000) g
+                """)
+            let scans = try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                let claimed = try await connection.query(
+                    "SELECT count(*)::int8 FROM trigger_runtime.claim(ARRAY['ring'], 32, 'probe', 30)", logger: logger)
+                var count: Int64 = -1
+                for try await value in claimed.decode(Int64.self) { count = value }
+                let stats = try await connection.query(
+                    """
+                    SELECT seq_scan, coalesce(idx_scan, 0) FROM pg_stat_xact_user_tables
+                    WHERE relid = 'trigger_runtime.timers'::regclass
+                    """,
+                    logger: logger)
+                var result: (claimed: Int64, sequential: Int64, index: Int64) = (count, -1, -1)
+                for try await (sequential, index) in stats.decode((Int64, Int64).self) {
+                    result = (count, sequential, index)
+                }
+                try await connection.query("ROLLBACK", logger: logger)
+                return result
+            }
+            #expect(scans.claimed == 0)
+            #expect(scans.sequential == 0)
+            #expect(scans.index >= 1)
+            #expect(try await Self.count(client, "timers") == 100_000)
+        }
+    }
+
+    @Test("two workers promote and run 600 due timers (4 per document): each exactly once")
+    func exactlyOnceAcrossWorkers() async throws {
+        let fired = Observations<Fired>()
+        let registry = Self.registry(fired)
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            try await client.query(
+                """
+                INSERT INTO trigger_runtime.timers (function_name, document_key, timer_key, due_at, payload)
+                SELECT 'ring', 'doc-' || (g % 150), 'k' || g, now() - interval '1 second', to_jsonb(g::text)
+                FROM generate_series(1, 600) g
+                """)
+            let configurations = ["a", "b"].map { name in
+                RuntimeHarness.configuration {
+                    $0.batchSize = 16
+                    $0.workerID = "timer-worker-\(name)"
+                }
+            }
+            try await RuntimeHarness.withWorkers(
+                client: client, registry: registry, configurations: configurations, logger: logger
+            ) {
+                try await fired.wait("600 timers", timeout: .seconds(120)) { $0.count >= 600 }
+            }
+            let payloads = fired.entries.map(\.payload)
+            #expect(payloads.count == 600)
+            #expect(Set(payloads).count == 600)
+            #expect(try await Self.count(client, "timers") == 0)
+            #expect(try await Self.count(client, "deliveries") == 0)
+            #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.done") == 600)
         }
     }
 }
