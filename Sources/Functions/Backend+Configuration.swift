@@ -11,6 +11,8 @@ extension Backend {
         public var webhook: Webhook
         /// How many orders a page of `GET /v1/orders` holds at most. Default 50.
         public var maximumPageSize: Int
+        /// Driver trips: the posted speed limit and the qualification program.
+        public var trips: Trips
 
         /// Dispatch settings.
         public struct Dispatch: Sendable {
@@ -58,13 +60,15 @@ extension Backend {
             destinationRadius: Int = 100,
             dispatch: Dispatch = Dispatch(),
             webhook: Webhook = Webhook(),
-            maximumPageSize: Int = 50
+            maximumPageSize: Int = 50,
+            trips: Trips = Trips()
         ) {
             self.tariff = tariff
             self.destinationRadius = destinationRadius
             self.dispatch = dispatch
             self.webhook = webhook
             self.maximumPageSize = maximumPageSize
+            self.trips = trips
         }
     }
 }

@@ -31,6 +31,7 @@ public struct Backend: Sendable {
             FunctionBinding(UpdateOrderStatus.self), FunctionBinding(DeleteOrder.self),
             FunctionBinding(OnTripWebhook.self), FunctionBinding(CompleteTrip.self),
             FunctionBinding(DispatchOrder.self), FunctionBinding(RegisterDriverDevice.self),
+            FunctionBinding(AnalyzeTrip.self),
         ]
     }
 
@@ -39,7 +40,7 @@ public struct Backend: Sendable {
     ///   - tracking: HyperTrack (the real client, the emulator's, or a fake).
     ///   - stores: Where the functions' store comes from; `.postgres` (the delivery's transaction) by default.
     /// - Returns: `updateOrderStatus`, `deleteOrder`, `onTripWebhook`, `completeTrip`, `dispatchOrder`,
-    ///   `registerDriverDevice`.
+    ///   `registerDriverDevice`, `analyzeTrip`.
     public func registry(tracking: some TripTracking, stores: RideStoreFactory = .postgres) -> FunctionRegistry {
         var registry = FunctionRegistry()
         self.register(into: &registry, tracking: tracking, stores: stores)
@@ -78,5 +79,6 @@ public struct Backend: Sendable {
             )
         )
         registry.register(RegisterDriverDevice(tracking: tracking))
+        registry.register(AnalyzeTrip(trips: configuration.trips))
     }
 }

@@ -13,5 +13,6 @@ enum AppMigrations {
         M0004Legs.migration,
         M0005WebhookInbox.migration,
         M0006DriverPositions.migration,
+        M0008DriverTrips.migration,
     ]
 }
