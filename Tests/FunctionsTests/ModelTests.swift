@@ -76,15 +76,16 @@ struct ModelTests {
         #expect(throws: (any Error).self) { try makeChange(document: Data("{}".utf8), as: OrderRow.self) }
     }
 
-    @Test("the backend registers its six functions under their persisted names and triggers")
+    @Test("the backend registers its seven functions under their persisted names and triggers")
     func registry() {
         let registry = Backend().registry(tracking: FakeTripTracking())
         #expect(
             registry.functions.map(\.name.rawValue) == [
                 "updateOrderStatus", "deleteOrder", "onTripWebhook", "completeTrip", "dispatchOrder",
-                "registerDriverDevice",
+                "registerDriverDevice", "analyzeTrip",
             ]
         )
+        #expect(registry.function(named: "analyzeTrip")?.trigger == .update("order_legs", columns: ["status"]))
         #expect(registry.function(named: "updateOrderStatus")?.trigger == .update("orders", columns: ["status"]))
         #expect(registry.function(named: "completeTrip")?.trigger == .update("order_legs", columns: ["status"]))
         #expect(registry.function(named: "onTripWebhook")?.trigger == .create("webhook_events"))
