@@ -65,7 +65,10 @@ enum RideAudit {
         // Every function of the ride flow had work.
         let functions = Set(try await stack.rows("SELECT DISTINCT function_name FROM trigger_runtime.done", as: String.self))
         #expect(
-            functions == ["registerDriverDevice", "dispatchOrder", "updateOrderStatus", "onTripWebhook", "completeTrip"],
+            functions == [
+                "registerDriverDevice", "dispatchOrder", "updateOrderStatus", "onTripWebhook", "completeTrip",
+                "analyzeTrip",
+            ],
             "\(functions)"
         )
     }
