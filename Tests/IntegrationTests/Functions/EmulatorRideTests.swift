@@ -64,6 +64,8 @@ struct EmulatorRideTests {
     /// `HyperTrackClient` on the emulator) on a fresh database with a manual clock.
     static func withEmulatorBackend(
         _ configuration: Backend.Configuration,
+        driverSpeed: Double = 10,
+        tickInterval: Double = 5,
         _ body: @escaping @Sendable (RideHarness, HyperTrackEmulator, HyperTrackClient) async throws -> Void
     ) async throws {
         let logger = BackendHarness.logger
@@ -72,6 +74,8 @@ struct EmulatorRideTests {
             stack.apiPort = 0
             stack.emulatorPort = 0
             stack.clock = .manual()
+            stack.driverSpeed = driverSpeed
+            stack.emulatorTickInterval = tickInterval
             stack.backend = configuration
             stack.webhookSecret = configuration.webhook.secret ?? ""
             stack.runtime.pollInterval = .milliseconds(200)
