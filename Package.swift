@@ -107,6 +107,7 @@ let package = Package(
                 "HyperTrackAPI",
                 "Functions",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -264,7 +265,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FunctionsTests",
-            dependencies: ["Functions", "FunctionsTesting", "TriggerRuntime", "HyperTrackAPI"],
+            dependencies: [
+                "Functions", "FunctionsTesting", "TriggerRuntime", "HyperTrackAPI",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

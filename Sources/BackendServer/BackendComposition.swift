@@ -57,8 +57,12 @@ public struct BackendComposition: Sendable {
         self.logger = logger
     }
 
-    /// The backend (schema, functions, API).
-    public var backend: Backend { Backend(configuration: self.configuration.backend) }
+    /// The backend (schema, functions, API); its timers notify the runtime's channel.
+    public var backend: Backend {
+        var backend = self.configuration.backend
+        backend.channel = self.configuration.runtime.channel
+        return Backend(configuration: backend)
+    }
 
     /// Every migration this build needs, the runtime's first: what `migrate` applies and `/readyz` requires.
     public var requiredMigrations: [Migration] { TriggerRuntime.migrations + self.backend.migrations }

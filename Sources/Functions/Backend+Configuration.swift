@@ -1,3 +1,5 @@
+import TriggerRuntime
+
 extension Backend {
     /// Settings of the backend; every field has a documented default.
     public struct Configuration: Sendable {
@@ -13,13 +15,31 @@ extension Backend {
         public var maximumPageSize: Int
         /// Driver trips: the posted speed limit and the qualification program.
         public var trips: Trips
+        /// The workers' NOTIFY channel, which scheduling a timer notifies (the runtime's `channel`). Default
+        /// `trigger_runtime`.
+        public var channel: String
 
-        /// Dispatch settings.
+        /// Dispatch settings: a loop in time of rounds of offers.
+        ///
+        /// Round 1 offers the order to the `offerCount` nearest dispatchable drivers within `radius`. Each offer is
+        /// open for `offerTTL`; when every offer of a round has expired or been declined, the next round offers it
+        /// to the next nearest drivers not offered yet, within a radius `radiusStep` wider (up to `maxRadius`). An
+        /// order nobody accepted within `window` of its booking is cancelled with reason `no_driver_found`.
         public struct Dispatch: Sendable {
-            /// Search radius in metres. Default 5000.
+            /// First round's search radius in metres. Default 5000.
             public var radius: Double
-            /// How many of the nearest drivers get the offer. Default 5.
+            /// How much wider each further round searches, in metres. Default 2500.
+            public var radiusStep: Double
+            /// The widest search, in metres. Default 15000.
+            public var maxRadius: Double
+            /// How many drivers each round offers the order to. Default 5.
             public var offerCount: Int
+            /// How long an offer stays open. Default 20 s.
+            public var offerTTL: Duration
+            /// How long after booking an order nobody accepted is cancelled (`no_driver_found`). Default 5 minutes.
+            public var window: Duration
+            /// Positions older than this do not count: such a driver is not offered anything. Default 2 minutes.
+            public var maxPositionAge: Duration
             /// Use HyperTrack's Nearby API instead of the local position index. Default `false`.
             public var useNearbyAPI: Bool
             /// How long a Nearby search may poll. Default 10 s.
@@ -28,14 +48,29 @@ extension Backend {
             /// Creates dispatch settings with the documented defaults.
             public init(
                 radius: Double = 5000,
+                radiusStep: Double = 2500,
+                maxRadius: Double = 15000,
                 offerCount: Int = 5,
+                offerTTL: Duration = DriverSearch.defaultOfferTTL,
+                window: Duration = .seconds(300),
+                maxPositionAge: Duration = DriverSearch.defaultMaxPositionAge,
                 useNearbyAPI: Bool = false,
                 nearbyTimeout: Duration = .seconds(10)
             ) {
                 self.radius = radius
+                self.radiusStep = radiusStep
+                self.maxRadius = max(maxRadius, radius)
                 self.offerCount = offerCount
+                self.offerTTL = offerTTL
+                self.window = window
+                self.maxPositionAge = maxPositionAge
                 self.useNearbyAPI = useNearbyAPI
                 self.nearbyTimeout = nearbyTimeout
+            }
+
+            /// The search radius of round `round` (from 1).
+            public func radius(ofRound round: Int) -> Double {
+                min(self.radius + Double(max(round - 1, 0)) * self.radiusStep, self.maxRadius)
             }
         }
 
@@ -61,6 +96,7 @@ extension Backend {
             dispatch: Dispatch = Dispatch(),
             webhook: Webhook = Webhook(),
             maximumPageSize: Int = 50,
+            channel: String = TriggerRuntime.Configuration.defaultChannel,
             trips: Trips = Trips()
         ) {
             self.tariff = tariff
@@ -69,6 +105,7 @@ extension Backend {
             self.webhook = webhook
             self.maximumPageSize = maximumPageSize
             self.trips = trips
+            self.channel = channel
         }
     }
 }

@@ -23,7 +23,7 @@ extension Backend {
         logger: Logger,
         requiredMigrations: [Migration]? = nil
     ) -> Router<APIRequestContext> {
-        let store = APIStore(client: client, logger: logger)
+        let store = APIStore(client: client, logger: logger, timers: self.timers)
         let router = self.makeHealthRouter(client: client, logger: logger, requiredMigrations: requiredMigrations)
         let v1 = router.group("v1")
         WebhookRoutes(store: store, configuration: self.configuration.webhook, logger: logger).register(v1)

@@ -1,4 +1,5 @@
 import HyperTrackAPI
+import Logging
 import TriggerRuntime
 
 /// The ridesharing backend as one value: its schema, its trigger functions and its HTTP API.
@@ -31,6 +32,8 @@ public struct Backend: Sendable {
             FunctionBinding(UpdateOrderStatus.self), FunctionBinding(DeleteOrder.self),
             FunctionBinding(OnTripWebhook.self), FunctionBinding(CompleteTrip.self),
             FunctionBinding(DispatchOrder.self), FunctionBinding(RegisterDriverDevice.self),
+            FunctionBinding(OfferWaitingOrders.self), FunctionBinding(DispatchRound.self),
+            FunctionBinding(DispatchWindow.self),
             FunctionBinding(AnalyzeTrip.self),
         ]
     }
@@ -40,11 +43,22 @@ public struct Backend: Sendable {
     ///   - tracking: HyperTrack (the real client, the emulator's, or a fake).
     ///   - stores: Where the functions' store comes from; `.postgres` (the delivery's transaction) by default.
     /// - Returns: `updateOrderStatus`, `deleteOrder`, `onTripWebhook`, `completeTrip`, `dispatchOrder`,
-    ///   `registerDriverDevice`, `analyzeTrip`.
-    public func registry(tracking: some TripTracking, stores: RideStoreFactory = .postgres) -> FunctionRegistry {
+    ///   `registerDriverDevice`, `offerWaitingOrders`, the timer functions `dispatchRound`, `dispatchWindow`, and
+    ///   `analyzeTrip`.
+    public func registry(
+        tracking: some TripTracking,
+        stores: RideStoreFactory = .postgres,
+        timers: (any TimerScheduling)? = nil
+    ) -> FunctionRegistry {
         var registry = FunctionRegistry()
-        self.register(into: &registry, tracking: tracking, stores: stores)
+        self.register(into: &registry, tracking: tracking, stores: stores, timers: timers)
         return registry
+    }
+
+    /// The timers of the functions and the API: in the delivery's (or the request's) transaction, notifying the
+    /// workers' channel.
+    public var timers: any TimerScheduling {
+        PostgresTimers(channel: self.configuration.channel, logger: Logger(label: "ridesharing.timers"))
     }
 
     /// Adds the backend's functions to an existing registry.
@@ -52,33 +66,35 @@ public struct Backend: Sendable {
     ///   - registry: The registry to add to.
     ///   - tracking: HyperTrack.
     ///   - stores: Where the functions' store comes from.
+    ///   - timers: Where the functions set their timers; ``timers`` (PostgreSQL) by default.
     public func register(
         into registry: inout FunctionRegistry,
         tracking: some TripTracking,
-        stores: RideStoreFactory = .postgres
+        stores: RideStoreFactory = .postgres,
+        timers: (any TimerScheduling)? = nil
     ) {
         let configuration = self.configuration
+        let timers = timers ?? self.timers
         registry.register(
             UpdateOrderStatus(
                 tracking: tracking,
                 stores: stores,
-                destinationRadius: configuration.destinationRadius
+                destinationRadius: configuration.destinationRadius,
+                timers: timers
             )
         )
         registry.register(DeleteOrder(stores: stores))
         registry.register(OnTripWebhook(tracking: tracking, stores: stores, tariff: configuration.tariff))
         registry.register(CompleteTrip(tracking: tracking, stores: stores))
         registry.register(
-            DispatchOrder(
-                tracking: tracking,
-                stores: stores,
-                radius: configuration.dispatch.radius,
-                offerCount: configuration.dispatch.offerCount,
-                useNearbyAPI: configuration.dispatch.useNearbyAPI,
-                nearbyTimeout: configuration.dispatch.nearbyTimeout
-            )
+            DispatchOrder(tracking: tracking, stores: stores, timers: timers, settings: configuration.dispatch)
         )
         registry.register(RegisterDriverDevice(tracking: tracking))
+        registry.register(OfferWaitingOrders(stores: stores, settings: configuration.dispatch))
+        registry.register(
+            DispatchRound(tracking: tracking, stores: stores, timers: timers, settings: configuration.dispatch)
+        )
+        registry.register(DispatchWindow(stores: stores))
         registry.register(AnalyzeTrip(trips: configuration.trips))
     }
 }

@@ -11,6 +11,7 @@ public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertibl
             case illegalTransition = "illegal_transition"
             case malformedRow = "malformed_row"
             case driverBusy = "driver_busy"
+            case riderBusy = "rider_busy"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -25,6 +26,8 @@ public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let malformedRow = Code(.malformedRow)
         /// A driver accepted an order while another order of theirs is still active.
         public static let driverBusy = Code(.driverBusy)
+        /// A rider booked while another order of theirs is still open (at most one open order per rider).
+        public static let riderBusy = Code(.riderBusy)
 
         /// A stable snake_case name, usable as a metric label.
         public var description: String { self.base.rawValue }
@@ -69,6 +72,11 @@ public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertibl
             file: file,
             line: line
         )
+    }
+
+    /// A booking that the one-open-order-per-rider rule refuses.
+    public static func riderBusy(_ riderID: UUID, file: String = #fileID, line: Int = #line) -> Self {
+        Self(.riderBusy, "rider \(riderID) already has an open order", file: file, line: line)
     }
 
     static func illegalTransition(

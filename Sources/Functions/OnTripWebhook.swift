@@ -11,6 +11,8 @@ import TriggerRuntime
 /// - `trip`/`completed`: stores the leg's summary (from the event, or read from HyperTrack when the event has
 ///   none); once the dropoff leg has one and the order is `COMPLETED`, the order gets its summary and fare.
 /// - `location`: moves the device's driver, unless a newer position is recorded.
+/// - `device_status`: records whether the device is tracking (`active`) or not (`inactive`, `disconnected`);
+///   dispatch offers orders only to tracking drivers.
 /// - Anything else, and events for trips we do not know, are recorded (the inbox row stays) and ignored.
 ///
 /// The outcome is written on the inbox row.
@@ -48,6 +50,8 @@ public struct OnTripWebhook: TriggerFunction {
             outcome = try await self.completion(event, store: store)
         case ("location", _):
             outcome = try await self.location(event, store: store)
+        case ("device_status", _):
+            outcome = try await self.deviceStatus(event, store: store, at: event.recordedAt ?? context.commitTime)
         default:
             outcome = "ignored: \(event.type)\(event.value.map { "/\($0)" } ?? "") is not handled"
         }
@@ -110,5 +114,16 @@ public struct OnTripWebhook: TriggerFunction {
             recordedAt: recordedAt
         )
         return moved ? "applied: position" : "ignored: unknown device or a newer position is recorded"
+    }
+
+    private func deviceStatus(_ event: WebhookEventRow, store: any RideStore, at date: Date) async throws -> String {
+        guard let deviceID = event.deviceID, let value = event.value else {
+            return "ignored: device_status without device or value"
+        }
+        guard ["active", "inactive", "disconnected"].contains(value) else {
+            return "ignored: device_status \(value) is not a tracking state"
+        }
+        let changed = try await store.setDeviceStatus(deviceID: deviceID, status: value, at: date)
+        return changed ? "applied: device \(value)" : "ignored: unknown device or a newer status is recorded"
     }
 }

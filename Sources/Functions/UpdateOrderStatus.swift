@@ -12,6 +12,7 @@ import TriggerRuntime
 ///   them). A cancelled order releases its driver: a driver is busy exactly while an order of theirs is active.
 ///
 /// A transition the order has already left (say, cancelled before its pickup trip was created) creates nothing.
+/// Leaving `NEW` (accepted or cancelled) cancels the order's dispatch timers, so they do not fire as no-ops.
 public struct UpdateOrderStatus: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "updateOrderStatus"
@@ -20,15 +21,24 @@ public struct UpdateOrderStatus: TriggerFunction {
 
     private let legs: TripLegs
     private let stores: RideStoreFactory
+    private let timers: (any TimerScheduling)?
 
     /// Creates the function.
     /// - Parameters:
     ///   - tracking: HyperTrack.
     ///   - stores: Where the function's store comes from (`.postgres` in production).
     ///   - destinationRadius: The trips' arrival radius in metres (the reference uses 100).
-    public init(tracking: some TripTracking, stores: RideStoreFactory, destinationRadius: Int = 100) {
+    ///   - timers: Where the dispatch timers of an order that left `NEW` are cancelled; `nil` leaves them to fire
+    ///     (they do nothing once the order left `NEW`).
+    public init(
+        tracking: some TripTracking,
+        stores: RideStoreFactory,
+        destinationRadius: Int = 100,
+        timers: (any TimerScheduling)? = nil
+    ) {
         self.legs = TripLegs(tracking: tracking, destinationRadius: destinationRadius)
         self.stores = stores
+        self.timers = timers
     }
 
     public func handle(_ change: Change<OrderRow>, context: FunctionContext) async throws {
@@ -38,6 +48,11 @@ public struct UpdateOrderStatus: TriggerFunction {
         let store = try self.stores.store(for: context)
         var logger = context.logger
         logger[metadataKey: "order_id"] = "\(after.id)"
+        if before.status == .new, after.status != .new, let timers = self.timers {
+            let document = Dispatcher.document(after.id)
+            try await timers.cancel(DispatchRound.name, document: document, key: Dispatcher.roundKey, on: context.transaction)
+            try await timers.cancel(DispatchWindow.name, document: document, key: Dispatcher.windowKey, on: context.transaction)
+        }
         switch (before.status, after.status) {
         case (.new, .accepted):
             guard try await store.order(id: after.id)?.status == .accepted else {

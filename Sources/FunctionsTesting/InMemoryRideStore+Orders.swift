@@ -6,7 +6,10 @@ import Functions
 extension InMemoryRideStore {
     public func book(_ order: NewOrder) async throws -> OrderRow {
         try self.check(.book)
-        let now = Date()
+        if self.state.orders.values.contains(where: { $0.riderID == order.riderID && !$0.status.isFinal }) {
+            throw FunctionsError.riderBusy(order.riderID)
+        }
+        let now = self.now
         let row = OrderRow(
             id: UUID(),
             status: .new,
@@ -23,7 +26,7 @@ extension InMemoryRideStore {
     public func accept(orderID: UUID, driverID: UUID) async throws -> Bool {
         try self.check(.accept)
         guard let order = self.state.orders[orderID], order.status == .new,
-            self.state.offers[orderID]?.contains(driverID) == true
+            self.state.offers[orderID]?.contains(where: { $0.driverID == driverID && self.isOpen($0) }) == true
         else { return false }
         let busy = self.state.orders.values.contains {
             $0.driverID == driverID && ![.new, .completed, .cancelled].contains($0.status)
@@ -52,5 +55,19 @@ extension InMemoryRideStore {
         self.state.orders[orderID]?.status = .cancelled
         self.state.orders[orderID]?.cancellationReason = reason
         return true
+    }
+
+    /// Marks the driver's open offer of a `NEW` order declined; returns whether it did.
+    public func decline(orderID: UUID, driverID: UUID) -> Bool {
+        guard self.state.orders[orderID]?.status == .new,
+            let index = self.state.offers[orderID]?.firstIndex(where: { $0.driverID == driverID }),
+            let offer = self.state.offers[orderID]?[index], self.isOpen(offer)
+        else { return false }
+        self.state.offers[orderID]?[index].declinedAt = self.now
+        return true
+    }
+
+    func isOpen(_ offer: Offer) -> Bool {
+        offer.declinedAt == nil && offer.expiresAt > self.now
     }
 }

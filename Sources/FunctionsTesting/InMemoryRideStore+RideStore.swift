@@ -89,6 +89,7 @@ extension InMemoryRideStore {
         self.state.orders[orderID]?.summary = summary
     }
 
+    /// Clamped to the store's clock like the database clamps to `now()`.
     public func updateDriverPosition(
         deviceID: String,
         latitude: Double,
@@ -97,6 +98,7 @@ extension InMemoryRideStore {
     ) async throws -> Bool {
         try self.check(.updateDriverPosition)
         guard let driver = self.state.drivers.values.first(where: { $0.deviceID == deviceID }) else { return false }
+        let recordedAt = min(recordedAt, self.now)
         if let current = driver.position, current.recordedAt >= recordedAt { return false }
         self.state.drivers[driver.id]?.position = Position(
             latitude: latitude,
@@ -106,33 +108,103 @@ extension InMemoryRideStore {
         return true
     }
 
-    public func nearestAvailableDrivers(near point: Coordinate, radius: Double, limit: Int) async throws -> [UUID] {
+    public func setDeviceStatus(deviceID: String, status: String, at date: Date) async throws -> Bool {
+        try self.check(.setDeviceStatus)
+        guard ["active", "inactive", "disconnected"].contains(status),
+            let driver = self.state.drivers.values.first(where: { $0.deviceID == deviceID })
+        else { return false }
+        let date = min(date, self.now)
+        if let current = driver.deviceStatus, current.at > date { return false }
+        self.state.drivers[driver.id]?.deviceStatus = (status, date)
+        return true
+    }
+
+    public func nearestAvailableDrivers(
+        near point: Coordinate,
+        radius: Double,
+        limit: Int,
+        search: DriverSearch
+    ) async throws -> [UUID] {
         let candidates = self.state.drivers.values.compactMap { driver -> (UUID, Double)? in
-            guard self.isAvailable(driver), let position = driver.position else { return nil }
+            guard self.isDispatchable(driver, search: search), let position = driver.position,
+                self.now.timeIntervalSince(position.recordedAt) <= search.maxPositionAge.secondsValue
+            else { return nil }
             let distance = Self.distance(point, Coordinate(latitude: position.latitude, longitude: position.longitude))
             return distance <= radius ? (driver.id, distance) : nil
         }
         return candidates.sorted { ($0.1, $0.0.uuidString) < ($1.1, $1.0.uuidString) }.prefix(limit).map(\.0)
     }
 
-    public func availableDrivers(deviceIDs: [String]) async throws -> [String: UUID] {
+    public func availableDrivers(deviceIDs: [String], search: DriverSearch) async throws -> [String: UUID] {
         var result: [String: UUID] = [:]
-        for driver in self.state.drivers.values where deviceIDs.contains(driver.deviceID) && self.isAvailable(driver) {
+        for driver in self.state.drivers.values
+        where deviceIDs.contains(driver.deviceID) && self.isDispatchable(driver, search: search) {
             result[driver.deviceID] = driver.id
         }
         return result
     }
 
-    public func recordOffers(orderID: UUID, driverIDs: [UUID]) async throws {
+    public func recordOffers(orderID: UUID, driverIDs: [UUID], round: Int?, ttl: Duration) async throws {
+        let round = round ?? max(self.state.dispatchRounds[orderID] ?? 0, 1)
         try self.check(.recordOffers)
         var offers = self.state.offers[orderID] ?? []
-        for driver in driverIDs where !offers.contains(driver) { offers.append(driver) }
+        for driver in driverIDs where !offers.contains(where: { $0.driverID == driver }) {
+            offers.append(Offer(driverID: driver, round: round, expiresAt: self.now + ttl.secondsValue))
+        }
         self.state.offers[orderID] = offers
+    }
+
+    public func startDispatchRound(orderID: UUID) async throws -> Int? {
+        try self.check(.startDispatchRound)
+        guard self.state.orders[orderID]?.status == .new else { return nil }
+        let round = (self.state.dispatchRounds[orderID] ?? 0) + 1
+        self.state.dispatchRounds[orderID] = round
+        return round
+    }
+
+    public func openOffersExpiry(orderID: UUID) async throws -> Date? {
+        (self.state.offers[orderID] ?? []).filter { self.isOpen($0) }.map(\.expiresAt).max()
+    }
+
+    public func cancelUnmatched(orderID: UUID) async throws -> Bool {
+        try self.check(.cancelUnmatched)
+        guard self.state.orders[orderID]?.status == .new else { return false }
+        self.state.orders[orderID]?.status = .cancelled
+        self.state.orders[orderID]?.cancellationReason = OrderRow.noDriverFound
+        return true
+    }
+
+    public func waitingOrders(forDriver driverID: UUID, radius: Double, limit: Int, search: DriverSearch)
+        async throws -> [UUID]
+    {
+        guard let driver = self.state.drivers[driverID], self.isDispatchable(driver, search: DriverSearch()),
+            let position = driver.position,
+            self.now.timeIntervalSince(position.recordedAt) <= search.maxPositionAge.secondsValue
+        else { return [] }
+        let here = Coordinate(latitude: position.latitude, longitude: position.longitude)
+        let waiting = self.state.orders.values.compactMap { order -> (UUID, Double)? in
+            guard order.status == .new, !(self.state.offers[order.id] ?? []).contains(where: { $0.driverID == driverID })
+            else { return nil }
+            let distance = Self.distance(here, order.pickup.coordinate)
+            return distance <= radius ? (order.id, distance) : nil
+        }
+        return waiting.sorted { ($0.1, $0.0.uuidString) < ($1.1, $1.0.uuidString) }.prefix(limit).map(\.0)
     }
 
     public func setWebhookOutcome(eventID: Int64, outcome: String) async throws {
         try self.check(.setWebhookOutcome)
         self.state.outcomes[eventID] = outcome
+    }
+
+    private func isDispatchable(_ driver: Driver, search: DriverSearch) -> Bool {
+        guard self.isAvailable(driver) else { return false }
+        if let status = driver.deviceStatus?.value, status != "active" { return false }
+        if let order = search.excludingOffersOf,
+            (self.state.offers[order] ?? []).contains(where: { $0.driverID == driver.id })
+        {
+            return false
+        }
+        return true
     }
 
     private func isAvailable(_ driver: Driver) -> Bool {
@@ -151,5 +223,13 @@ extension InMemoryRideStore {
             sin(dLat / 2) * sin(dLat / 2) + cos(a.latitude * radians) * cos(b.latitude * radians) * sin(dLng / 2)
             * sin(dLng / 2)
         return 2 * 6_378_168 * asin(min(1, sqrt(h)))
+    }
+}
+
+extension Duration {
+    /// Seconds as a `TimeInterval`.
+    var secondsValue: Double {
+        let (seconds, attoseconds) = self.components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

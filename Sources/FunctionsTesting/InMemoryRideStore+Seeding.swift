@@ -60,7 +60,13 @@ extension InMemoryRideStore {
     public func summary(ofOrder id: UUID) -> OrderSummary? { self.state.orders[id]?.summary }
 
     /// The drivers the order was offered to, in rank order.
-    public func offers(ofOrder id: UUID) -> [UUID] { self.state.offers[id] ?? [] }
+    public func offers(ofOrder id: UUID) -> [UUID] { (self.state.offers[id] ?? []).map(\.driverID) }
+
+    /// The order's offers with their rounds, expiries and declines, in rank order.
+    public func offerRecords(ofOrder id: UUID) -> [Offer] { self.state.offers[id] ?? [] }
+
+    /// How many dispatch rounds ran for the order.
+    public func dispatchRounds(ofOrder id: UUID) -> Int { self.state.dispatchRounds[id] ?? 0 }
 
     /// A driver as stored.
     public func driver(id: UUID) -> Driver? { self.state.drivers[id] }

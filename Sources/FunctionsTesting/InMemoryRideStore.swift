@@ -23,6 +23,7 @@ public actor InMemoryRideStore: RideStore {
         case book, accept, advance, cancel
         case recordLeg, moveOrder, markLegsForCompletion, markLegCompleted, recordArrival, recordLegSummary
         case setOrderSummary, updateDriverPosition, recordOffers, setWebhookOutcome
+        case setDeviceStatus, startDispatchRound, cancelUnmatched
     }
 
     /// A driver as the store knows them.
@@ -35,6 +36,31 @@ public actor InMemoryRideStore: RideStore {
         public var available: Bool
         /// Their last known position and when it was recorded.
         public var position: Position?
+        /// The last `device_status` HyperTrack reported (`nil`: never reported, counts as tracking), and when.
+        public var deviceStatus: (value: String, at: Date)?
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.id == rhs.id && lhs.deviceID == rhs.deviceID && lhs.available == rhs.available
+                && lhs.position == rhs.position && lhs.deviceStatus?.value == rhs.deviceStatus?.value
+                && lhs.deviceStatus?.at == rhs.deviceStatus?.at
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(self.id)
+            hasher.combine(self.deviceID)
+        }
+    }
+
+    /// An offer of an order to a driver.
+    public struct Offer: Sendable, Hashable {
+        /// The driver.
+        public var driverID: UUID
+        /// The dispatch round that made it.
+        public var round: Int
+        /// When it stops being acceptable.
+        public var expiresAt: Date
+        /// When the driver declined it.
+        public var declinedAt: Date?
     }
 
     /// A recorded position.
@@ -61,12 +87,23 @@ public actor InMemoryRideStore: RideStore {
         var orders: [UUID: OrderRow] = [:]
         var drivers: [UUID: Driver] = [:]
         var legs: [StoredLeg] = []
-        var offers: [UUID: [UUID]] = [:]
+        var offers: [UUID: [Offer]] = [:]
+        var dispatchRounds: [UUID: Int] = [:]
         var outcomes: [Int64: String] = [:]
         var failures: [Operation: Int] = [:]
     }
 
     var state = State()
+
+    /// The store's clock, which plays the database's `now()`: offers expire and positions age against it. It starts
+    /// at the seeding helpers' default position time and moves only when a test moves it (``advance(by:)``).
+    public private(set) var now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Moves the store's clock forward.
+    public func advance(by duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self.now += Double(seconds) + Double(attoseconds) / 1e18
+    }
 
     /// Creates an empty store.
     public init() {}
@@ -110,4 +147,6 @@ public enum InMemoryRideStoreError: Error, Sendable, Hashable {
     case scripted(InMemoryRideStore.Operation)
     /// A transition the state machine forbids (the database says `illegal order transition A -> B`).
     case illegalTransition(from: OrderStatus, to: OrderStatus)
+    /// A `TimerRelay` was used before a scheduler was connected to it.
+    case timerRelayNotConnected
 }

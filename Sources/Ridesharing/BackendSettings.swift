@@ -44,7 +44,12 @@ struct BackendSettings: Sendable {
         var backend = Functions.Backend.Configuration()
         backend.destinationRadius = try settings.integer(.tripDestinationRadius)
         backend.dispatch.radius = Double(try settings.integer(.dispatchRadius))
+        backend.dispatch.radiusStep = Double(try settings.integer(.dispatchRadiusStep))
+        backend.dispatch.maxRadius = max(Double(try settings.integer(.dispatchMaxRadius)), backend.dispatch.radius)
         backend.dispatch.offerCount = try settings.integer(.dispatchOfferCount)
+        backend.dispatch.offerTTL = .seconds(try settings.integer(.dispatchOfferTTL))
+        backend.dispatch.window = .seconds(try settings.integer(.dispatchWindow))
+        backend.dispatch.maxPositionAge = .seconds(try settings.integer(.dispatchMaxPositionAge))
         backend.dispatch.useNearbyAPI = try settings.boolean(.dispatchUseNearbyAPI)
         backend.tariff = Tariff(
             currency: try settings.string(.tariffCurrency),

@@ -6,8 +6,8 @@ import TriggerRuntime
 /// `ridesharing events list|show|retry`.
 struct Events: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Inspect and replay deliveries.",
-        subcommands: [List.self, Show.self, Retry.self]
+        abstract: "Inspect and replay deliveries; list pending timers and schedules.",
+        subcommands: [List.self, Show.self, Retry.self, Timers.self, Schedules.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -91,6 +91,47 @@ struct Events: AsyncParsableCommand {
                 return "\(try await admin.retryAllDead(function: function)) dead deliveries are ready again"
             }
             print(message)
+        }
+    }
+
+    struct Timers: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List pending timers, earliest due first, after a count of timers and schedules.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: "Only this function's timers.")
+        var function: String?
+
+        @Option(help: "At most this many (1...10000).")
+        var limit = 50
+
+        func run() async throws {
+            let (configuration, logger) = try await Events.setUp(self.global)
+            let (function, limit) = (self.function.map { FunctionName($0) }, self.limit)
+            let (summary, timers) = try await configuration.withClient(logger: logger) { client in
+                let admin = DeliveryAdmin(client: client, channel: configuration.runtime.channel, logger: logger)
+                return (try await admin.timerSummary(), try await admin.timers(function: function, limit: limit))
+            }
+            print(EventsFormat.summary(summary))
+            print(EventsFormat.timerHeader)
+            for timer in timers { print(EventsFormat.line(timer)) }
+        }
+    }
+
+    struct Schedules: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the installed schedules and their next runs.")
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            let (configuration, logger) = try await Events.setUp(self.global)
+            let schedules = try await configuration.withClient(logger: logger) { client in
+                try await DeliveryAdmin(client: client, channel: configuration.runtime.channel, logger: logger)
+                    .schedules()
+            }
+            print(EventsFormat.scheduleHeader)
+            for schedule in schedules { print(EventsFormat.line(schedule)) }
         }
     }
 

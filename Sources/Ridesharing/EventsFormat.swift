@@ -30,6 +30,28 @@ enum EventsFormat {
         return lines.joined(separator: "\n")
     }
 
+    static let timerHeader = "FUNCTION\tDOCUMENT\tKEY\tDUE\tSCHEDULED\tPAYLOAD"
+
+    static func line(_ timer: TimerRecord) -> String {
+        [
+            timer.function.rawValue, timer.documentKey, timer.key, timestamp(timer.dueAt), timestamp(timer.createdAt),
+            String((timer.payload ?? "null").prefix(80)),
+        ].joined(separator: "\t")
+    }
+
+    static let scheduleHeader = "FUNCTION\tSCHEDULE\tNEXT RUN\tLAST RUN"
+
+    static func line(_ schedule: ScheduleRecord) -> String {
+        [
+            schedule.function.rawValue, schedule.schedule, timestamp(schedule.nextRunAt),
+            schedule.lastRunAt.map(timestamp) ?? "never",
+        ].joined(separator: "\t")
+    }
+
+    static func summary(_ summary: TimerSummary) -> String {
+        "\(summary.pendingTimers) pending timers (\(summary.dueTimers) due), \(summary.schedules) schedules"
+    }
+
     static func timestamp(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

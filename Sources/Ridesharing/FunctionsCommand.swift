@@ -27,9 +27,15 @@ struct FunctionsList: AsyncParsableCommand {
 
     func run() async throws {
         for function in Backend.bindings {
-            let trigger = function.trigger
-            let operations = trigger.operations.map(\.rawValue).sorted().joined(separator: "/")
-            print("\(function.name)\t\(operations) of \(trigger.table)\(trigger.columns.map { " (\($0.joined(separator: ", ")))" } ?? "")")
+            switch function.kind {
+            case .rows(let trigger):
+                let operations = trigger.operations.map(\.rawValue).sorted().joined(separator: "/")
+                print("\(function.name)\t\(operations) of \(trigger.table)\(trigger.columns.map { " (\($0.joined(separator: ", ")))" } ?? "")")
+            case .timer:
+                print("\(function.name)\ttimers")
+            case .schedule(let schedule):
+                print("\(function.name)\t\(schedule)")
+            }
         }
     }
 }

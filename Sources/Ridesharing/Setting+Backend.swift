@@ -33,11 +33,31 @@ extension Setting {
     )
     static let dispatchRadius = Setting(
         "dispatch.radiusM", "DISPATCH_RADIUS_M", default: .value("5000"), .integer(1...1_000_000), group: .backend,
-        "Drivers offered an order are within this many metres."
+        "The first dispatch round offers an order to drivers within this many metres."
+    )
+    static let dispatchRadiusStep = Setting(
+        "dispatch.radiusStepM", "DISPATCH_RADIUS_STEP_M", default: .value("2500"), .integer(0...1_000_000),
+        group: .backend, "Each further round searches this many metres wider."
+    )
+    static let dispatchMaxRadius = Setting(
+        "dispatch.maxRadiusM", "DISPATCH_MAX_RADIUS_M", default: .value("15000"), .integer(1...1_000_000),
+        group: .backend, "The widest round's radius in metres (and how far a driver who comes online is offered waiting orders)."
     )
     static let dispatchOfferCount = Setting(
         "dispatch.offerCount", "DISPATCH_OFFER_COUNT", default: .value("5"), .integer(1...100), group: .backend,
-        "Drivers offered each order."
+        "Drivers offered an order in each round."
+    )
+    static let dispatchOfferTTL = Setting(
+        "dispatch.offerTtlS", "DISPATCH_OFFER_TTL_S", default: .value("20"), .integer(1...3600), group: .backend,
+        "Seconds an offer stays open; when all of a round's offers expired or were declined, the next round runs."
+    )
+    static let dispatchWindow = Setting(
+        "dispatch.windowS", "DISPATCH_WINDOW_S", default: .value("300"), .integer(1...86_400), group: .backend,
+        "Seconds after booking an order nobody accepted is cancelled with reason `no_driver_found`."
+    )
+    static let dispatchMaxPositionAge = Setting(
+        "dispatch.maxPositionAgeS", "DISPATCH_MAX_POSITION_AGE_S", default: .value("120"), .integer(1...86_400),
+        group: .backend, "A driver whose last position is older than this many seconds is not offered orders."
     )
     static let dispatchUseNearbyAPI = Setting(
         "dispatch.useNearbyApi", "DISPATCH_USE_NEARBY_API", default: .value("false"), .boolean, group: .backend,
@@ -82,7 +102,8 @@ extension Setting {
 
     static let backend: [Setting] = [
         .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackWebhookSecret,
-        .hyperTrackAcceptUnsigned, .httpHost, .httpPort, .tripDestinationRadius, .dispatchRadius, .dispatchOfferCount,
+        .hyperTrackAcceptUnsigned, .httpHost, .httpPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep,
+        .dispatchMaxRadius, .dispatchOfferCount, .dispatchOfferTTL, .dispatchWindow, .dispatchMaxPositionAge,
         .dispatchUseNearbyAPI, .tariffCurrency, .tariffBase, .tariffPerKilometre, .tariffPerMinute, .tariffMinimum,
         .tripsSpeedLimit, .programMinimumTrips, .programMinimumScore, .programWindowDays,
     ]

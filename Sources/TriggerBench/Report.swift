@@ -16,6 +16,7 @@ struct Report {
     var runtimeLatencyFromAcknowledgement: LatencySummary?
     var drainOneWorker: [Double] = []
     var drainTwoWorkers: [Double] = []
+    var timers: TimerBenchmark.Result?
     var steadyProduced: [Double] = []
     var steadyHandled: [Double] = []
     /// The capture-only floor measured just before each steady-load run (same order as `steadyHandled`).
@@ -64,6 +65,15 @@ struct Report {
         if let floor = self.notifyFloor {
             lines.append(Self.latencyRow("floor: NOTIFY → LISTEN, same rate", floor, target: ""))
         }
+        if let timers = self.timers {
+            lines.append(
+                Self.latencyRow(
+                    "timers: lateness, due time → handler start (database clock), \(timers.count) due at once",
+                    timers.lateness,
+                    target: ""
+                )
+            )
+        }
         lines.append("")
         lines.append("## Throughput")
         lines.append("")
@@ -71,6 +81,15 @@ struct Report {
         lines.append("| --- | ---: | --- | --- |")
         lines.append(Self.rateRow("backlog drain, 1 worker", self.drainOneWorker, target: "≥ 10,000"))
         lines.append(Self.rateRow("backlog drain, 2 workers", self.drainTwoWorkers, target: ""))
+        if let timers = self.timers {
+            lines.append(
+                Self.rateRow(
+                    "timers: \(timers.count) due at the same instant, fired by 1 worker (first to last handler start)",
+                    [timers.rate],
+                    target: ""
+                )
+            )
+        }
         lines.append(
             Self.rateRow(
                 "steady load: produced (producer as fast as it can, 2 connections)",

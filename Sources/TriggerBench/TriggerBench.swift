@@ -28,9 +28,12 @@ struct TriggerBench: AsyncParsableCommand {
     var repeats: Int = 3
 
     @Option(
-        help: "Run only these parts (comma-separated: floors, latency, drain, steady); all by default."
+        help: "Run only these parts (comma-separated: floors, latency, drain, timers, steady, memory); all by default."
     )
-    var only: String = "floors,latency,drain,steady,memory"
+    var only: String = "floors,latency,drain,timers,steady,memory"
+
+    @Option(help: "Timers due at the same instant in the timers measurement.")
+    var timers: Int = 100_000
 
     @Option(help: "Worker setting: handlers at once (default: the runtime's default).")
     var concurrency: Int?
@@ -123,6 +126,11 @@ struct TriggerBench: AsyncParsableCommand {
             parts: parts,
             report: &report
         )
+
+        if parts.contains("timers") {
+            logger.info("timers: \(self.timers) timers due at once, 1 worker")
+            report.timers = try await TimerBenchmark.run(database: database, worker: worker, count: self.timers)
+        }
 
         if parts.contains("memory") {
             logger.info("worker memory: a worker-only process drains \(self.backlog) events")

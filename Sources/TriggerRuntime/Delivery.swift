@@ -22,6 +22,8 @@ package struct Delivery: Sendable, Hashable {
     package var attempt: Int
     /// The claim's fencing token.
     package var leaseToken: UUID
+    /// The timer's key, for a delivery promoted from a timer.
+    package var timerKey: String?
 
     package init(
         id: Int64,
@@ -33,7 +35,8 @@ package struct Delivery: Sendable, Hashable {
         after: Data?,
         committedAt: Date,
         attempt: Int,
-        leaseToken: UUID
+        leaseToken: UUID,
+        timerKey: String? = nil
     ) {
         self.id = id
         self.function = function
@@ -45,5 +48,6 @@ package struct Delivery: Sendable, Hashable {
         self.committedAt = committedAt
         self.attempt = attempt
         self.leaseToken = leaseToken
+        self.timerKey = timerKey
     }
 }

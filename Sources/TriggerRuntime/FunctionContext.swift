@@ -10,7 +10,7 @@ public struct FunctionContext: Sendable {
     public var eventID: Int64
     /// The function being invoked.
     public var functionName: FunctionName
-    /// The operation that produced the change.
+    /// The operation that produced the change: `timer` or `tick` when time, not a row change, fired the function.
     public var operation: ChangeOperation
     /// The table the change happened on.
     public var table: String
@@ -25,6 +25,10 @@ public struct FunctionContext: Sendable {
     /// The open transaction in which the delivery will be marked done. Writes made on it commit together with the
     /// completion, or not at all. `nil` when the function runs outside a worker (unit tests).
     public var transaction: PostgresConnection?
+    /// The timer being run, for a ``TimerFunction``; `nil` otherwise.
+    public var timer: TimerInfo?
+    /// The tick being run, for a ``ScheduledFunction``; `nil` otherwise.
+    public var tick: ScheduleTick?
 
     /// Creates a context.
     /// - Parameters:
@@ -37,6 +41,8 @@ public struct FunctionContext: Sendable {
     ///   - attempt: The attempt number, from 1.
     ///   - logger: The invocation's logger.
     ///   - transaction: The delivery's transaction, if any.
+    ///   - timer: The timer being run, if a timer fired the function.
+    ///   - tick: The tick being run, if a schedule fired the function.
     public init(
         eventID: Int64,
         functionName: FunctionName,
@@ -46,7 +52,9 @@ public struct FunctionContext: Sendable {
         commitTime: Date,
         attempt: Int,
         logger: Logger,
-        transaction: PostgresConnection? = nil
+        transaction: PostgresConnection? = nil,
+        timer: TimerInfo? = nil,
+        tick: ScheduleTick? = nil
     ) {
         self.eventID = eventID
         self.functionName = functionName
@@ -57,5 +65,7 @@ public struct FunctionContext: Sendable {
         self.attempt = attempt
         self.logger = logger
         self.transaction = transaction
+        self.timer = timer
+        self.tick = tick
     }
 }

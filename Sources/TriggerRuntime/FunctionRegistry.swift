@@ -42,7 +42,6 @@ public struct FunctionRegistry: Sendable {
         as rowType: Row.Type = Row.self,
         _ handler: @escaping @Sendable (Change<Row>, FunctionContext) async throws -> Void
     ) {
-        precondition(self.function(named: name) == nil, "function \(name) is registered twice")
         let function = RegisteredFunction(name: name, trigger: trigger, options: options) { before, after, context in
             let decoder = JSONDecoder.rowDecoder()
             let change = Change<Row>(
@@ -52,6 +51,12 @@ public struct FunctionRegistry: Sendable {
             )
             try await handler(change, context)
         }
+        self.add(function)
+    }
+
+    /// Adds a function of any kind; its name must be new.
+    mutating func add(_ function: RegisteredFunction) {
+        precondition(self.function(named: function.name) == nil, "function \(function.name) is registered twice")
         self.functions.append(function)
     }
 

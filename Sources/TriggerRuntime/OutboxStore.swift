@@ -38,8 +38,14 @@ package protocol OutboxStore: Sendable {
     /// `true` sees everything captured by writers that skipped their NOTIFY because of a withdrawn declaration.
     func horizonPassed(_ horizon: Int64) async throws -> Bool
 
-    /// Seconds until the earliest ready delivery of `functions` is due (≤ 0 if due now), or `nil` if none.
+    /// Seconds until the earliest ready delivery, pending timer or schedule of `functions` is due (≤ 0 if due
+    /// now), or `nil` if none.
     func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double?
+
+    /// Ticks the due schedules among `schedules` (one tick per due instant fleet-wide, missed ticks coalesced) and
+    /// reports when the next is due and how many timers of `timerFunctions` are pending.
+    func tickSchedules(_ schedules: [FunctionName: Schedule], timerFunctions: [FunctionName]) async throws
+        -> ScheduleCheck
 
     /// Deletes done-log entries older than `age` and dead deliveries that died more than `deadAge` ago; returns
     /// how many of each.

@@ -206,18 +206,26 @@ package struct PostgresOutboxStore: OutboxStore {
         }
     }
 
-    /// Only future rows count: a due row that the claim skipped is blocked behind an earlier delivery of its
-    /// document, and the worker running that one re-scans when it finishes.
+    /// Only future deliveries count: a due row that the claim skipped is blocked behind an earlier delivery of its
+    /// document, and the worker running that one re-scans when it finishes. Pending timers and schedules count
+    /// too, so a sleeping worker wakes when the earliest falls due (a due timer is promoted by the next claim, a
+    /// due schedule ticks at the worker's next schedule check).
     package func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double? {
-        try await self.query(
+        let names = functions.map(\.rawValue)
+        return try await self.query(
             """
-            SELECT extract(epoch FROM run_after - clock_timestamp())::float8 FROM trigger_runtime.deliveries
-            WHERE status = 'ready' AND run_after > now() AND function_name = ANY(\(functions.map(\.rawValue)))
-            ORDER BY run_after LIMIT 1
+            SELECT extract(epoch FROM least(
+                (SELECT run_after FROM trigger_runtime.deliveries
+                 WHERE status = 'ready' AND run_after > now() AND function_name = ANY(\(names))
+                 ORDER BY run_after LIMIT 1),
+                (SELECT due_at FROM trigger_runtime.timers WHERE function_name = ANY(\(names))
+                 ORDER BY due_at LIMIT 1),
+                (SELECT min(next_run_at) FROM trigger_runtime.schedules WHERE function_name = ANY(\(names)))
+            ) - clock_timestamp())::float8
             """
         ) { rows in
             var seconds: Double?
-            for try await value in rows.decode(Double.self) { seconds = value }
+            for try await value in rows.decode(Double?.self) { seconds = value }
             return seconds
         }
     }

@@ -6,10 +6,10 @@ import PostgresNIO
 enum PostgresStatements {
     /// Claims a batch (see `trigger_runtime.claim`).
     struct Claim: PostgresPreparedStatement {
-        static let name = "trigger_runtime_claim_v1"
+        static let name = "trigger_runtime_claim_v2"
         static let sql = """
             SELECT id, function_name, table_name, operation, document_key, old_row::text, new_row::text,
-                   committed_at, attempt, lease_token
+                   committed_at, attempt, lease_token, timer_key
             FROM trigger_runtime.claim($1, $2, $3, $4)
             """
         typealias Row = Delivery
@@ -29,9 +29,8 @@ enum PostgresStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Delivery {
-            let (id, function, table, operation, key, before, after, committedAt, attempt, token) = try row.decode(
-                (Int64, String, String, String, String, String?, String?, Date, Int, UUID).self
-            )
+            let (id, function, table, operation, key, before, after, committedAt, attempt, token, timerKey) =
+                try row.decode((Int64, String, String, String, String, String?, String?, Date, Int, UUID, String?).self)
             return Delivery(
                 id: id,
                 function: FunctionName(function),
@@ -42,7 +41,8 @@ enum PostgresStatements {
                 after: after.map { Data($0.utf8) },
                 committedAt: committedAt,
                 attempt: attempt,
-                leaseToken: token
+                leaseToken: token,
+                timerKey: timerKey
             )
         }
     }

@@ -8,8 +8,10 @@ public struct RegisteredFunction: Sendable {
     public let binding: FunctionBinding
     /// The persisted name.
     public var name: FunctionName { self.binding.name }
+    /// The row trigger; `nil` for timer and scheduled functions.
+    public var trigger: Trigger? { self.binding.trigger }
     /// What fires the function.
-    public var trigger: Trigger { self.binding.trigger }
+    public var kind: FunctionBinding.Kind { self.binding.kind }
     /// Attempts, timeout, backoff.
     public var options: FunctionOptions { self.binding.options }
     private let handler: @Sendable (_ before: Data?, _ after: Data?, _ context: FunctionContext) async throws -> Void

@@ -6,12 +6,22 @@ import Metrics
 /// - `trigger.captured` (counter, `function`): deliveries this worker claimed for their first attempt.
 /// - `trigger.invocations` (counter, `function`, `outcome` = handled, retried, dead, released, lease_lost, error).
 /// - `trigger.invocation.duration` (timer, `function`): handler run time, transaction included.
-/// - `trigger.lag` (timer, `function`): from the writing transaction's `now()` to the handler's start.
+/// - `trigger.lag` (timer, `function`): from the writing transaction's `now()` to the handler's start; for a timer
+///   from its due time, for a tick from its scheduled instant (their lateness).
+/// - `trigger.timers.scheduled` (counter, `function`): timers written by this process's ``PostgresTimers``
+///   (counted when the statement ran: a transaction rolled back later still counted).
+/// - `trigger.timers.fired` (counter, `function`): timers this worker claimed for their first attempt.
+/// - `trigger.timers.pending` (gauge): timers waiting for their due time, of this worker's functions, as of its
+///   last schedule check (at most a poll interval old).
+/// - `trigger.schedule.ticks` (counter, `function`): ticks this worker inserted (one per tick fleet-wide).
 enum RuntimeMetrics {
     static func claimed(_ delivery: Delivery) {
         let dimensions = [("function", delivery.function.rawValue)]
         if delivery.attempt == 1 {
             Counter(label: "trigger.captured", dimensions: dimensions).increment()
+            if delivery.operation == .timer {
+                Counter(label: "trigger.timers.fired", dimensions: dimensions).increment()
+            }
         }
         let lag = max(Date().timeIntervalSince(delivery.committedAt), 0)
         Metrics.Timer(label: "trigger.lag", dimensions: dimensions).recordNanoseconds(Int64(lag * 1e9))
@@ -23,5 +33,17 @@ enum RuntimeMetrics {
         let (seconds, attoseconds) = duration.components
         Metrics.Timer(label: "trigger.invocation.duration", dimensions: [("function", function)])
             .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    static func timerScheduled(_ function: FunctionName) {
+        Counter(label: "trigger.timers.scheduled", dimensions: [("function", function.rawValue)]).increment()
+    }
+
+    static func ticked(_ function: FunctionName) {
+        Counter(label: "trigger.schedule.ticks", dimensions: [("function", function.rawValue)]).increment()
+    }
+
+    static func pendingTimers(_ count: Int) {
+        Gauge(label: "trigger.timers.pending").record(count)
     }
 }

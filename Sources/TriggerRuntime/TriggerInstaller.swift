@@ -2,7 +2,12 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Installs the capture triggers of a `FunctionRegistry`, idempotently.
+/// Installs the capture triggers and schedules of a `FunctionRegistry`, idempotently.
+///
+/// Timer and scheduled functions are recorded in `trigger_runtime.functions` too (without a table); each
+/// scheduled function gets its row in `trigger_runtime.schedules` (an unchanged schedule keeps its next run, a
+/// changed one starts over from now, one no longer registered is removed), and pending timers of a function no
+/// longer registered as a timer function are dead-lettered like its deliveries.
 ///
 /// In one transaction: resolves each function's table and checks its key and filter columns (a bad registration
 /// is refused and changes nothing), replaces the rows of `trigger_runtime.functions` (so a function removed from
@@ -69,19 +74,25 @@ public struct TriggerInstaller: Sendable {
                 var tables: [UInt32: (schema: String, name: String)] = [:]
                 try await connection.query("DELETE FROM trigger_runtime.functions", logger: logger)
                 for function in bindings {
+                    guard case .rows(let trigger) = function.kind else {
+                        try await Self.installTimeFunction(function, connection: connection, logger: logger)
+                        continue
+                    }
                     let table = try await Self.resolve(function, connection: connection, logger: logger)
                     tables[table.oid] = (table.schema, table.name)
-                    let operations = ChangeOperation.allCases.filter { function.trigger.operations.contains($0) }
+                    let operations = ChangeOperation.rowChanges.filter { trigger.operations.contains($0) }
                         .map(\.rawValue)
                     try await connection.query(
                         """
                         INSERT INTO trigger_runtime.functions (name, table_oid, table_name, operations, columns, key_column)
                         VALUES (\(function.name.rawValue), \(Int64(table.oid))::oid, \(table.schema + "." + table.name),
-                                \(operations), \(function.trigger.columns), \(function.trigger.keyColumn))
+                                \(operations), \(trigger.columns), \(trigger.keyColumn))
                         """,
                         logger: logger
                     )
                 }
+                try await Self.removeUnscheduled(bindings, connection: connection, logger: logger)
+                try await Self.deadLetterOrphanTimers(connection: connection, logger: logger)
                 try await Self.deadLetterOrphans(connection: connection, logger: logger)
                 for (_, table) in tables.sorted(by: { $0.key < $1.key }) {
                     let ddl = Self.triggerDDL(schema: table.schema, table: table.name, channel: channel)
@@ -145,9 +156,12 @@ public struct TriggerInstaller: Sendable {
         connection: PostgresConnection,
         logger: Logger
     ) async throws -> (oid: UInt32, schema: String, name: String) {
-        let trigger = function.trigger
-        guard !trigger.operations.isEmpty else {
+        guard let trigger = function.trigger, !trigger.operations.isEmpty else {
             throw TriggerRuntimeError(.invalidRegistration, "function \(function.name) reacts to no operation")
+        }
+        guard trigger.operations.isSubset(of: ChangeOperation.rowChanges) else {
+            throw TriggerRuntimeError(
+                .invalidRegistration, "function \(function.name): a row trigger reacts to create, update and delete only")
         }
         let rows = try await connection.query(
             """

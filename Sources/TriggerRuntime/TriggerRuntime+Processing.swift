@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
@@ -111,7 +112,10 @@ extension TriggerRuntime {
                     commitTime: delivery.committedAt,
                     attempt: delivery.attempt,
                     logger: invocationLogger,
-                    transaction: connection
+                    transaction: connection,
+                    timer: delivery.operation == .timer
+                        ? TimerInfo(key: delivery.timerKey ?? "", dueAt: delivery.committedAt) : nil,
+                    tick: delivery.operation == .tick ? Self.tick(of: delivery) : nil
                 )
                 try await Self.withTimeout(options.timeout) {
                     try await function.invoke(before: delivery.before, after: delivery.after, context: context)
@@ -201,6 +205,12 @@ extension TriggerRuntime {
             throw TriggerRuntimeError(.timeout, "the handler ran longer than its timeout (\(timeout))")
         }
         try outcome.get()
+    }
+
+    /// A tick's delivery: `committed_at` is its (earliest) instant, `new_row` says how many ticks it stands for.
+    static func tick(of delivery: Delivery) -> ScheduleTick {
+        let coalesced = delivery.after.flatMap { try? JSONDecoder().decode(ScheduleTick.Coalesced.self, from: $0) }
+        return ScheduleTick(scheduledAt: delivery.committedAt, coalesced: coalesced?.coalesced ?? 1)
     }
 
     static func describe(_ error: any Error) -> String {

@@ -108,12 +108,17 @@ public struct TriggerRuntime: Service {
         await withDiscardingTaskGroup { group in
             var pacing = ClaimPacing(interval: configuration.claimInterval)
             var wakefulness = Wakefulness.asleep
+            var nextScheduleCheck = ContinuousClock.now
             while !state.isDraining && !Task.isCancelled {
                 var wait = configuration.pollInterval
                 var claimAgain = false
                 let target = configuration.claimAhead(completionRate: state.completionRate)
                 state.lowWater = target / 2
                 let room = target - state.queuedCount
+                if ContinuousClock.now >= nextScheduleCheck {
+                    nextScheduleCheck = await self.checkSchedules()
+                }
+                wait = min(wait, max(nextScheduleCheck - ContinuousClock.now, .zero))
                 if !functions.isEmpty && room >= state.lowWater {
                     let claim = await self.claim(
                         room: room, functions: functions, state: state, pacing: &pacing, wakefulness: &wakefulness)
@@ -206,6 +211,41 @@ extension TriggerRuntime {
             self.logger.error("claim failed", metadata: ["error": "\(String(reflecting: error))"])
         }
         return (false, nil)
+    }
+}
+
+extension TriggerRuntime {
+    /// Ticks the due schedules of this worker's scheduled functions and records the pending timers; returns when
+    /// to check again: when the next schedule is due, and at least every poll interval (a schedule installed or
+    /// changed meanwhile may be due sooner than the one this worker knew). Nothing to do without scheduled or
+    /// timer functions.
+    private func checkSchedules() async -> ContinuousClock.Instant {
+        let now = ContinuousClock.now
+        let poll = now + self.configuration.pollInterval
+        var schedules: [FunctionName: Schedule] = [:]
+        var timerFunctions: [FunctionName] = []
+        for function in self.registry.functions {
+            switch function.kind {
+            case .rows: break
+            case .timer: timerFunctions.append(function.name)
+            case .schedule(let schedule): schedules[function.name] = schedule
+            }
+        }
+        guard !schedules.isEmpty || !timerFunctions.isEmpty else { return now + .seconds(3600) }
+        do {
+            let check = try await self.store.tickSchedules(schedules, timerFunctions: timerFunctions)
+            RuntimeMetrics.pendingTimers(check.pendingTimers)
+            for function in check.ticked {
+                RuntimeMetrics.ticked(function)
+                self.logger.debug("schedule ticked", metadata: ["trigger.function": "\(function)"])
+            }
+            guard let seconds = check.secondsUntilNext else { return poll }
+            // A schedule due now but skipped (another worker holds its row) is looked at again shortly.
+            return min(poll, now + .milliseconds(Int64(max(seconds, 0.05) * 1000)))
+        } catch {
+            self.logger.error("schedule check failed", metadata: ["error": "\(String(reflecting: error))"])
+            return poll
+        }
     }
 }
 

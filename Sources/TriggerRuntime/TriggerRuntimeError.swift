@@ -15,6 +15,7 @@ public struct TriggerRuntimeError: Error, Sendable, Equatable, CustomStringConve
             case leaseLost = "lease_lost"
             case timeout
             case functionNotRegistered = "function_not_registered"
+            case noTransaction = "no_transaction"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -37,6 +38,8 @@ public struct TriggerRuntimeError: Error, Sendable, Equatable, CustomStringConve
         public static let timeout = Code(.timeout)
         /// A delivery names a function this worker does not have.
         public static let functionNotRegistered = Code(.functionNotRegistered)
+        /// Scheduling or cancelling a timer in PostgreSQL was given no transaction to write in.
+        public static let noTransaction = Code(.noTransaction)
 
         /// A stable snake_case name, usable as a metric label.
         public var description: String { self.base.rawValue }

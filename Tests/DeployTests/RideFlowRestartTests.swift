@@ -94,6 +94,7 @@ struct RideFlowRestartTests {
             ]
         )
         let driverToken = try Self.string(driver["token"], "driver \(index)'s token")
+        try await api.expect(200, .PUT, "/v1/drivers/me/availability", json: ["available": true], token: driverToken)
         let now = ISO8601DateFormatter().string(from: await emulator.now())
         try await api.webhook([Self.location(device, latitude + 0.003, longitude, now)], secret: secret)
         let rider = try await api.expect(201, .POST, "/v1/riders", json: ["name": .string("Rider \(index)"), "phone": "+49 30 1234"])

@@ -45,10 +45,12 @@ struct DispatchOrderTests {
     }
 
     func dispatch(offers: Int = 5, nearby: Bool = false) async throws {
+        _ = await self.world.dispatchTimers(Backend.Configuration.Dispatch())
         try await self.world.store.run(
             DispatchOrder(
                 tracking: self.world.tracking,
                 stores: self.world.store.factory,
+                timers: self.world.timers,
                 radius: 2000,
                 offerCount: offers,
                 useNearbyAPI: nearby

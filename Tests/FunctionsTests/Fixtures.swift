@@ -2,6 +2,7 @@ import Foundation
 import Functions
 import FunctionsTesting
 import HyperTrackAPI
+import Logging
 import TriggerRuntime
 
 /// A world for one test: a fake HyperTrack, an in-memory store, a rider, a driver and an order.
@@ -12,6 +13,8 @@ struct World {
     let driverID = UUID()
     let deviceID = "DEVICE-1"
     let orderID = UUID()
+    /// The functions' timer scheduler; ``dispatchTimers(_:)`` connects it to an `InMemoryTimers`.
+    let timers = TimerRelay()
 
     static let pickup = OrderRow.Place(latitude: 52.5200, longitude: 13.4050, address: "Alexanderplatz")
     static let dropoff = OrderRow.Place(latitude: 52.5163, longitude: 13.3777, address: "Brandenburger Tor")
@@ -44,6 +47,29 @@ struct World {
             makeChange(before: self.order(from), after: self.order(to)),
             context: .testing(attempt: attempt)
         )
+    }
+
+    /// The dispatch timer functions over this world's store, fired by an `InMemoryTimers` whose clock starts with
+    /// the store's (move both with ``advance(by:_:)``).
+    func dispatchTimers(_ settings: Backend.Configuration.Dispatch) async -> InMemoryTimers {
+        var registry = FunctionRegistry()
+        registry.register(
+            DispatchRound(tracking: self.tracking, stores: self.store.factory, timers: self.timers, settings: settings)
+        )
+        registry.register(DispatchWindow(stores: self.store.factory))
+        let timers = InMemoryTimers(
+            registry: registry,
+            now: await self.store.now,
+            logger: Logger(label: "dispatch-tests", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        await self.timers.connect(timers)
+        return timers
+    }
+
+    /// Moves the store's clock and the timers' clock together, firing the timers that fall due.
+    func advance(by duration: Duration, _ timers: InMemoryTimers) async throws {
+        await self.store.advance(by: duration)
+        try await timers.advance(by: duration)
     }
 
     func status() async -> OrderStatus? { await self.store.storedOrder(id: self.orderID)?.status }

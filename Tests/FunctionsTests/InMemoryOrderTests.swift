@@ -12,8 +12,8 @@ struct InMemoryOrderTests {
     let driver = UUID()
     let other = UUID()
 
-    func book() async throws -> OrderRow {
-        try await self.store.book(NewOrder(riderID: self.rider, pickup: World.pickup, dropoff: World.dropoff))
+    func book(rider: UUID? = nil) async throws -> OrderRow {
+        try await self.store.book(NewOrder(riderID: rider ?? self.rider, pickup: World.pickup, dropoff: World.dropoff))
     }
 
     func startRide(_ orderID: UUID, by driverID: UUID) async throws -> Bool {
@@ -35,13 +35,34 @@ struct InMemoryOrderTests {
     @Test("a driver with an active order cannot accept another")
     func busyDriver() async throws {
         let first = try await self.book()
-        let second = try await self.book()
+        let second = try await self.book(rider: UUID())
         try await self.store.recordOffers(orderID: first.id, driverIDs: [self.driver])
         try await self.store.recordOffers(orderID: second.id, driverIDs: [self.driver])
         #expect(try await self.store.accept(orderID: first.id, driverID: self.driver))
         await #expect(throws: FunctionsError.driverBusy(self.driver)) {
             try await self.store.accept(orderID: second.id, driverID: self.driver)
         }
+    }
+
+    @Test("a rider has at most one open order; once it is finished they can book again")
+    func oneOpenOrder() async throws {
+        let order = try await self.book()
+        await #expect(throws: FunctionsError.riderBusy(self.rider)) { try await self.book() }
+        #expect(try await self.store.cancel(orderID: order.id, by: self.rider, reason: "changed plans"))
+        #expect(try await self.book().status == .new)
+    }
+
+    @Test("an offer expires with the store's clock and a declined one cannot be accepted")
+    func expiryAndDecline() async throws {
+        let order = try await self.book()
+        try await self.store.recordOffers(orderID: order.id, driverIDs: [self.driver, self.other], round: 1, ttl: .seconds(20))
+        #expect(await self.store.decline(orderID: order.id, driverID: self.other))
+        #expect(await self.store.decline(orderID: order.id, driverID: self.other) == false, "declined once")
+        #expect(try await self.store.accept(orderID: order.id, driverID: self.other) == false)
+        #expect(try await self.store.openOffersExpiry(orderID: order.id) != nil)
+        await self.store.advance(by: .seconds(20))
+        #expect(try await self.store.openOffersExpiry(orderID: order.id) == nil)
+        #expect(try await self.store.accept(orderID: order.id, driverID: self.driver) == false, "expired")
     }
 
     @Test("only the order's driver advances it, from the status it is in; a finished order is not cancelled")

@@ -24,6 +24,7 @@ struct MalformedChangeTests {
         let function = DispatchOrder(
             tracking: self.world.tracking,
             stores: self.world.store.factory,
+            timers: self.world.timers,
             radius: 1000,
             offerCount: 1
         )

@@ -76,17 +76,24 @@ struct ModelTests {
         #expect(throws: (any Error).self) { try makeChange(document: Data("{}".utf8), as: OrderRow.self) }
     }
 
-    @Test("the backend registers its seven functions under their persisted names and triggers")
+    @Test("the backend registers its ten functions under their persisted names and triggers")
     func registry() {
         let registry = Backend().registry(tracking: FakeTripTracking())
         #expect(
             registry.functions.map(\.name.rawValue) == [
                 "updateOrderStatus", "deleteOrder", "onTripWebhook", "completeTrip", "dispatchOrder",
-                "registerDriverDevice", "analyzeTrip",
+                "registerDriverDevice", "offerWaitingOrders", "dispatchRound", "dispatchWindow",
+                "analyzeTrip",
             ]
+        )
+        #expect(
+            registry.function(named: "offerWaitingOrders")?.trigger
+                == .update("users", columns: ["available", "device_status"])
         )
         #expect(registry.function(named: "analyzeTrip")?.trigger == .update("order_legs", columns: ["status"]))
         #expect(registry.function(named: "updateOrderStatus")?.trigger == .update("orders", columns: ["status"]))
+        #expect(registry.function(named: "dispatchRound")?.kind == .timer)
+        #expect(registry.function(named: "dispatchWindow")?.kind == .timer)
         #expect(registry.function(named: "completeTrip")?.trigger == .update("order_legs", columns: ["status"]))
         #expect(registry.function(named: "onTripWebhook")?.trigger == .create("webhook_events"))
         #expect(registry.function(named: "dispatchOrder")?.trigger == .create("orders"))

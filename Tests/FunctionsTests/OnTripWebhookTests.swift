@@ -218,6 +218,7 @@ struct OnTripWebhookTests {
     func locations() async throws {
         let world = World()
         await world.stage(.new, driver: false)
+        await world.store.advance(by: .seconds(100_000_010))
         try await self.deliver(world, self.location(2, at: 1_900_000_002))
         try await self.deliver(world, self.location(1, at: 1_900_000_001))
         let position = try #require(await world.store.driver(id: world.driverID)?.position)
@@ -227,6 +228,41 @@ struct OnTripWebhookTests {
         #expect(
             await world.store.webhookOutcome(eventID: 1) == "ignored: unknown device or a newer position is recorded"
         )
+    }
+
+    @Test("a position dated in the future is recorded as of now and cannot pin the driver")
+    func futurePosition() async throws {
+        let world = World()
+        await world.stage(.new, driver: false)
+        let now = await world.store.now.timeIntervalSince1970
+        try await self.deliver(world, self.location(1, at: now + 3600))
+        let pinned = try #require(await world.store.driver(id: world.driverID)?.position)
+        #expect(pinned.recordedAt == Date(timeIntervalSince1970: now), "clamped to the store's now")
+        await world.store.advance(by: .seconds(5))
+        try await self.deliver(world, self.location(2, at: now + 4))
+        let moved = try #require(await world.store.driver(id: world.driverID)?.position)
+        #expect(moved.latitude == 52.502, "a later real report replaces it")
+        #expect(await world.store.webhookOutcome(eventID: 2) == "applied: position")
+    }
+
+    @Test("device_status events record whether the device tracks; an older one arriving late does not")
+    func deviceStatus() async throws {
+        let world = World()
+        await world.stage(.new, driver: false)
+        let now = await world.store.now
+        func status(_ id: Int64, _ value: String, _ at: Date) -> WebhookEventRow {
+            WebhookEventRow(
+                id: id, messageID: "m-\(id)", eventIndex: 0, type: "device_status", value: value, deviceID: "DEVICE-1",
+                recordedAt: at
+            )
+        }
+        try await self.deliver(world, status(1, "inactive", now))
+        #expect(await world.store.driver(id: world.driverID)?.deviceStatus?.value == "inactive")
+        #expect(await world.store.webhookOutcome(eventID: 1) == "applied: device inactive")
+        try await self.deliver(world, status(2, "active", now - 10))
+        #expect(await world.store.driver(id: world.driverID)?.deviceStatus?.value == "inactive", "older")
+        try await self.deliver(world, status(3, "sleeping", now))
+        #expect(await world.store.webhookOutcome(eventID: 3) == "ignored: device_status sleeping is not a tracking state")
     }
 
     @Test("location events of unknown devices or without a position are ignored")
@@ -246,7 +282,7 @@ struct OnTripWebhookTests {
     @Test(
         "events we do not handle are recorded as ignored",
         arguments: [
-            ("device_status", "active"), ("battery", "low"), ("trip", "geofence_enter"), ("trip", "created"),
+            ("battery", "low"), ("trip", "geofence_enter"), ("trip", "created"),
         ]
     )
     func unhandled(type: String, value: String) async throws {

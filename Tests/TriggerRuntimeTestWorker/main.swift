@@ -2,8 +2,8 @@
 // Not a product: tests start it from the build directory.
 //
 // Environment: DATABASE_URL; WORKER_CONCURRENCY, WORKER_LEASE_SECONDS, WORKER_SHUTDOWN_GRACE_SECONDS;
-// HANDLER_MS (each handler's duration); HANG_ON (an item id whose handler never returns).
-// Prints `started ID` and `finished ID` lines on standard output.
+// HANDLER_MS (each handler's duration); HANG_ON (an item id, or a `ring` timer's payload, whose handler never
+// returns). Prints `started ID` and `finished ID` lines on standard output (`started timer N` for timers).
 import EmbeddedPostgres
 import Foundation
 import Logging
@@ -53,6 +53,15 @@ registry.register("work", on: .create("items"), as: Item.self) { change, context
     }
     try await transaction.query("INSERT INTO work_log (item_id, pid) VALUES (\(id), \(Int(getpid())))", logger: context.logger)
     emit("finished \(id)")
+}
+
+registry.registerTimer("ring", as: Int.self) { timer, context in
+    guard let transaction = context.transaction else { return }
+    emit("started timer \(timer.payload)")
+    if timer.payload == hangOn { try await Task.sleep(for: .seconds(3600)) }
+    try await transaction.query(
+        "INSERT INTO work_log (item_id, pid) VALUES (\(timer.payload), \(Int(getpid())))", logger: context.logger)
+    emit("finished timer \(timer.payload)")
 }
 
 let client = PostgresClient(configuration: try DatabaseURL.clientConfiguration(url), backgroundLogger: logger)

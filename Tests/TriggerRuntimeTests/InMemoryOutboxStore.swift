@@ -208,6 +208,12 @@ actor InMemoryOutboxStore: OutboxStore {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
+    func tickSchedules(_ schedules: [FunctionName: Schedule], timerFunctions: [FunctionName]) async throws
+        -> ScheduleCheck
+    {
+        ScheduleCheck(ticked: [], secondsUntilNext: nil, pendingTimers: 0)
+    }
+
     func prune(olderThan age: Duration, deadOlderThan deadAge: Duration) async throws -> (done: Int, dead: Int) {
         (0, 0)
     }

@@ -70,9 +70,9 @@ struct RegistryTests {
         registry.register("a", on: .write("t", columns: ["x"]), as: Order.self) { _, _ in }
         #expect(registry.functions.map(\.name) == ["b", "a"])
         #expect(registry.function(named: "c") == nil)
-        #expect(registry.function(named: "a")?.trigger.operations == [.create, .update, .delete])
-        #expect(registry.function(named: "a")?.trigger.columns == ["x"])
-        #expect(registry.function(named: "b")?.trigger.keyColumn == "id")
+        #expect(registry.function(named: "a")?.trigger?.operations == [.create, .update, .delete])
+        #expect(registry.function(named: "a")?.trigger?.columns == ["x"])
+        #expect(registry.function(named: "b")?.trigger?.keyColumn == "id")
     }
 }
 

@@ -103,6 +103,9 @@ struct APIRoutes: Sendable {
         group.post("orders/:id/accept") { _, context in
             try await self.store.accept(orderID: try Self.orderID(context), driver: try Self.requireDriver(context))
         }
+        group.post("orders/:id/decline") { _, context in
+            try await self.store.decline(orderID: try Self.orderID(context), driver: try Self.requireDriver(context))
+        }
         group.post("orders/:id/start") { _, context in
             try await self.store.advance(
                 orderID: try Self.orderID(context),

@@ -1,9 +1,12 @@
 import Foundation
+import PostgresNIO
+import TriggerRuntime
 
 /// The API's order actions: each is one conditional write of the ride store; when it changes nothing, the order's
 /// relation to the caller explains why (404, 403 or 409).
 extension APIStore {
-    /// The first accept wins: one conditional UPDATE `NEW → ACCEPTED` for a driver the order was offered to.
+    /// The first accept wins: one conditional UPDATE `NEW → ACCEPTED` for a driver whose offer is open. Accepting
+    /// again what one already accepted answers 200 with the order (a double tap is not an error).
     func accept(orderID: UUID, driver: Caller) async throws -> OrderView {
         let moved: Bool
         do {
@@ -15,10 +18,51 @@ extension APIStore {
             guard let relation = try await self.rides.relation(orderID: orderID, callerID: driver.id),
                 relation.isOffered || relation.isDriver
             else { throw APIProblem.notFound("order \(orderID) does not exist") }
-            let reason = relation.isDriver ? "you already accepted it" : "another driver accepted it first"
+            if relation.isDriver && relation.status != .cancelled {
+                return try await self.requireOrder(orderID, caller: driver)
+            }
+            let reason =
+                if relation.isDriver { "it was cancelled" }
+                else if relation.status != .new { "another driver accepted it first" }
+                else if relation.declined { "you declined it" }
+                else { "your offer expired" }
             throw APIProblem.conflict("order \(orderID) is \(relation.status.rawValue): \(reason)")
         }
         return try await self.requireOrder(orderID, caller: driver)
+    }
+
+    /// A driver turns down an open offer. When it was the last open offer of its round, the next round runs now
+    /// (its timer is moved to now, in the same transaction).
+    func decline(orderID: UUID, driver: Caller) async throws -> DeclineView {
+        let logger = self.logger
+        let declined = try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
+            let rides = PostgresRideStore(connection: connection, logger: logger)
+            guard try await rides.decline(orderID: orderID, driverID: driver.id) else { return false }
+            if try await rides.openOffersExpiry(orderID: orderID) == nil {
+                try await self.timers.schedule(
+                    DispatchRound.name,
+                    document: Dispatcher.document(orderID),
+                    key: Dispatcher.roundKey,
+                    due: .after(.zero),
+                    payload: nil,
+                    ifExists: .replace,
+                    on: connection
+                )
+            }
+            return true
+        }
+        if !declined {
+            guard let relation = try await self.rides.relation(orderID: orderID, callerID: driver.id),
+                relation.isOffered || relation.isDriver
+            else { throw APIProblem.notFound("order \(orderID) does not exist") }
+            let reason =
+                if relation.isDriver { "you accepted it" }
+                else if relation.status != .new { "it is no longer open" }
+                else if relation.declined { "you already declined it" }
+                else { "your offer expired" }
+            throw APIProblem.conflict("order \(orderID) is \(relation.status.rawValue): \(reason)")
+        }
+        return DeclineView(orderID: orderID, declined: true)
     }
 
     /// A driver's step on their own order (`REACHED_PICKUP → STARTED_RIDE`, `REACHED_DROPOFF → COMPLETED`).

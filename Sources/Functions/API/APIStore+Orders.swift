@@ -2,14 +2,20 @@ import Foundation
 import HTTPTypes
 
 extension APIStore {
+    /// Books a ride; a rider with an open order (not `COMPLETED` or `CANCELLED`) gets 409.
     func book(riderID: UUID, pickup: PlaceBody, dropoff: PlaceBody) async throws -> OrderView {
-        let order = try await self.rides.book(
-            NewOrder(
-                riderID: riderID,
-                pickup: OrderRow.Place(latitude: pickup.lat, longitude: pickup.lng, address: pickup.address),
-                dropoff: OrderRow.Place(latitude: dropoff.lat, longitude: dropoff.lng, address: dropoff.address)
+        let order: OrderRow
+        do {
+            order = try await self.rides.book(
+                NewOrder(
+                    riderID: riderID,
+                    pickup: OrderRow.Place(latitude: pickup.lat, longitude: pickup.lng, address: pickup.address),
+                    dropoff: OrderRow.Place(latitude: dropoff.lat, longitude: dropoff.lng, address: dropoff.address)
+                )
             )
-        )
+        } catch let error as FunctionsError where error.code == .riderBusy {
+            throw APIProblem.conflict("you already have an open order; finish or cancel it first")
+        }
         guard let view = try await self.order(id: order.id, caller: Caller(id: riderID, role: .rider)) else {
             throw APIProblem(.internalServerError, detail: "the order was not created")
         }

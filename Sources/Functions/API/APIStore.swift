@@ -10,6 +10,8 @@ import TriggerRuntime
 struct APIStore: Sendable {
     let client: PostgresClient
     let logger: Logger
+    /// Where a decline moves an order's round timer (in the decline's transaction).
+    let timers: any TimerScheduling
 
     /// The order operations, on the pooled client.
     var rides: PostgresRideStore<PostgresClient> { PostgresRideStore(executor: self.client, logger: self.logger) }

@@ -13,6 +13,7 @@ enum AppMigrations {
         M0004Legs.migration,
         M0005WebhookInbox.migration,
         M0006DriverPositions.migration,
+        M0007Dispatch.migration,
         M0008DriverTrips.migration,
     ]
 }

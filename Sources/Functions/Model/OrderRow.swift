@@ -18,6 +18,8 @@ public struct OrderRow: Sendable, Hashable, Codable {
     public var dropoff: Place
     /// Why it was cancelled, when it was.
     public var cancellationReason: String?
+    /// The reason of an order that dispatch cancelled because nobody accepted it within the dispatch window.
+    public static let noDriverFound = "no_driver_found"
     /// Distances, durations and fare, once the ride's summary arrived.
     public var summary: OrderSummary?
     /// When it was booked (set by the database).

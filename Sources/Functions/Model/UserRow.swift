@@ -16,6 +16,16 @@ public struct UserRow: Sendable, Hashable, Codable {
     public var carModel: String?
     /// A driver's licence plate.
     public var carPlate: String?
+    /// Whether a driver is online (takes orders).
+    public var available: Bool?
+    /// The last `device_status` HyperTrack reported for a driver's device (`nil`: never reported).
+    public var deviceStatus: String?
+
+    /// Whether dispatch may offer this user an order, position and active orders aside: a driver who is online and
+    /// whose device is tracking (or never reported a status).
+    public var isDispatchable: Bool {
+        self.role == .driver && self.available == true && (self.deviceStatus == nil || self.deviceStatus == "active")
+    }
 
     /// Creates a user row.
     public init(
@@ -25,7 +35,9 @@ public struct UserRow: Sendable, Hashable, Codable {
         phone: String,
         deviceID: String? = nil,
         carModel: String? = nil,
-        carPlate: String? = nil
+        carPlate: String? = nil,
+        available: Bool? = nil,
+        deviceStatus: String? = nil
     ) {
         self.id = id
         self.role = role
@@ -34,6 +46,8 @@ public struct UserRow: Sendable, Hashable, Codable {
         self.deviceID = deviceID
         self.carModel = carModel
         self.carPlate = carPlate
+        self.available = available
+        self.deviceStatus = deviceStatus
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -41,6 +55,8 @@ public struct UserRow: Sendable, Hashable, Codable {
         case deviceID = "device_id"
         case carModel = "car_model"
         case carPlate = "car_plate"
+        case available
+        case deviceStatus = "device_status"
     }
 }
 

@@ -7,17 +7,23 @@ import PostgresNIO
 /// anything `OrderStatus.successors` does not allow.
 extension PostgresRideStore {
     public func book(_ order: NewOrder) async throws -> OrderRow {
-        let booked = try await self.executor.documents(
-            """
-            INSERT INTO orders AS o (rider_id, pickup_lat, pickup_lng, pickup_address, dropoff_lat, dropoff_lng,
-                                     dropoff_address)
-            VALUES (\(order.riderID), \(order.pickup.latitude), \(order.pickup.longitude), \(order.pickup.address),
-                    \(order.dropoff.latitude), \(order.dropoff.longitude), \(order.dropoff.address))
-            RETURNING to_jsonb(o)::text
-            """,
-            as: OrderRow.self,
-            logger: self.logger
-        )
+        let booked: [OrderRow]
+        do {
+            booked = try await self.executor.documents(
+                """
+                INSERT INTO orders AS o (rider_id, pickup_lat, pickup_lng, pickup_address, dropoff_lat, dropoff_lng,
+                                         dropoff_address)
+                VALUES (\(order.riderID), \(order.pickup.latitude), \(order.pickup.longitude), \(order.pickup.address),
+                        \(order.dropoff.latitude), \(order.dropoff.longitude), \(order.dropoff.address))
+                RETURNING to_jsonb(o)::text
+                """,
+                as: OrderRow.self,
+                logger: self.logger
+                )
+        } catch let error where PostgresErrors.isUniqueViolation(error) {
+            // orders_rider_id_open_idx: one open order per rider.
+            throw FunctionsError.riderBusy(order.riderID)
+        }
         guard let booked = booked.first else { throw FunctionsError.malformedRow("booking returned no order") }
         return booked
     }
@@ -28,7 +34,9 @@ extension PostgresRideStore {
                 """
                 UPDATE orders o SET status = 'ACCEPTED', driver_id = \(driverID)
                 WHERE o.id = \(orderID) AND o.status = 'NEW' AND EXISTS (
-                    SELECT 1 FROM order_offers f WHERE f.order_id = o.id AND f.driver_id = \(driverID))
+                    SELECT 1 FROM order_offers f
+                    WHERE f.order_id = o.id AND f.driver_id = \(driverID) AND f.declined_at IS NULL
+                      AND f.expires_at > now())
                 RETURNING o.id
                 """,
                 logger: self.logger
@@ -78,14 +86,23 @@ extension PostgresRideStore {
         )
     }
 
-    public func recordOffers(orderID: UUID, driverIDs: [UUID]) async throws {
-        try await self.executor.count(
+    public func startDispatchRound(orderID: UUID) async throws -> Int? {
+        try await self.executor.row(
             """
-            INSERT INTO order_offers (order_id, driver_id, rank)
-            SELECT \(orderID), driver, rank::int FROM unnest(\(driverIDs)::uuid[]) WITH ORDINALITY AS t(driver, rank)
-            ON CONFLICT (order_id, driver_id) DO NOTHING
+            UPDATE orders SET dispatch_round = dispatch_round + 1
+            WHERE id = \(orderID) AND status = 'NEW' RETURNING dispatch_round
             """,
             logger: self.logger
-        )
+        ) { try $0.decode(Int.self) }
+    }
+
+    public func cancelUnmatched(orderID: UUID) async throws -> Bool {
+        try await self.executor.count(
+            """
+            UPDATE orders SET status = 'CANCELLED', cancellation_reason = \(OrderRow.noDriverFound)
+            WHERE id = \(orderID) AND status = 'NEW' RETURNING id
+            """,
+            logger: self.logger
+        ) > 0
     }
 }

@@ -12,6 +12,10 @@ extension PostgresRideStore {
         var isRider: Bool
         var isDriver: Bool
         var isOffered: Bool
+        /// Offered, and the offer is neither declined nor expired.
+        var offerIsOpen: Bool
+        /// Offered and declined.
+        var declined: Bool
     }
 
     /// An order's three documents, in the order ``view(of:)`` reads them (legs pickup first).
@@ -77,13 +81,13 @@ extension PostgresRideStore {
         }
     }
 
-    /// NEW orders offered to the driver, newest offer first.
+    /// NEW orders offered to the driver whose offers are open (neither declined nor expired), newest offer first.
     func offeredOrders(driverID: UUID) async throws -> [OrderView] {
         try await self.executor.rows(
             """
             SELECT \(unescaped: Self.viewColumns)
             FROM order_offers f JOIN orders o ON o.id = f.order_id LEFT JOIN users d ON d.id = o.driver_id
-            WHERE f.driver_id = \(driverID) AND o.status = 'NEW'
+            WHERE f.driver_id = \(driverID) AND o.status = 'NEW' AND f.declined_at IS NULL AND f.expires_at > now()
             ORDER BY f.offered_at DESC, o.id
             """,
             logger: self.logger,
@@ -96,14 +100,25 @@ extension PostgresRideStore {
         try await self.executor.row(
             """
             SELECT o.status, o.rider_id = \(callerID), coalesce(o.driver_id = \(callerID), false),
-                   EXISTS (SELECT 1 FROM order_offers f WHERE f.order_id = o.id AND f.driver_id = \(callerID))
-            FROM orders o WHERE o.id = \(orderID)
+                   f.driver_id IS NOT NULL, coalesce(f.declined_at IS NULL AND f.expires_at > now(), false),
+                   f.declined_at IS NOT NULL
+            FROM orders o LEFT JOIN order_offers f ON f.order_id = o.id AND f.driver_id = \(callerID)
+            WHERE o.id = \(orderID)
             """,
             logger: self.logger
         ) { row -> Relation? in
-            let (status, isRider, isDriver, isOffered) = try row.decode((String, Bool, Bool, Bool).self)
+            let (status, isRider, isDriver, isOffered, isOpen, declined) = try row.decode(
+                (String, Bool, Bool, Bool, Bool, Bool).self
+            )
             return OrderStatus(rawValue: status).map {
-                Relation(status: $0, isRider: isRider, isDriver: isDriver, isOffered: isOffered)
+                Relation(
+                    status: $0,
+                    isRider: isRider,
+                    isDriver: isDriver,
+                    isOffered: isOffered,
+                    offerIsOpen: isOpen,
+                    declined: declined
+                )
             }
         } ?? nil
     }

@@ -53,6 +53,7 @@ public struct PostgresRideStore<Executor: QueryExecutor>: RideStore {
         return deviceID ?? nil
     }
 
+    /// `least(…, now())`: a position dated in the future is recorded as of now (see the protocol).
     public func updateDriverPosition(
         deviceID: String,
         latitude: Double,
@@ -62,7 +63,8 @@ public struct PostgresRideStore<Executor: QueryExecutor>: RideStore {
         try await self.executor.count(
             """
             INSERT INTO driver_positions (driver_id, lat, lng, recorded_at)
-            SELECT id, \(latitude), \(longitude), \(recordedAt) FROM users WHERE device_id = \(deviceID)
+            SELECT id, \(latitude), \(longitude), least(\(recordedAt)::timestamptz, now())
+            FROM users WHERE device_id = \(deviceID)
             ON CONFLICT (driver_id) DO UPDATE
                 SET lat = excluded.lat, lng = excluded.lng, recorded_at = excluded.recorded_at, updated_at = now()
                 WHERE driver_positions.recorded_at < excluded.recorded_at
@@ -72,21 +74,44 @@ public struct PostgresRideStore<Executor: QueryExecutor>: RideStore {
         ) > 0
     }
 
-    public func nearestAvailableDrivers(near point: Coordinate, radius: Double, limit: Int) async throws -> [UUID] {
-        try await self.nearbyDrivers(latitude: point.latitude, longitude: point.longitude, radius: radius, limit: limit)
-            .map(\.driverID)
+    public func setDeviceStatus(deviceID: String, status: String, at date: Date) async throws -> Bool {
+        guard ["active", "inactive", "disconnected"].contains(status) else { return false }
+        return try await self.executor.count(
+            """
+            UPDATE users SET device_status = \(status), device_status_at = least(\(date)::timestamptz, now())
+            WHERE device_id = \(deviceID)
+              AND (device_status_at IS NULL OR device_status_at <= least(\(date)::timestamptz, now()))
+            RETURNING id
+            """,
+            logger: self.logger
+        ) > 0
     }
 
-    /// Available drivers not on an active order within `radius` metres of a point, nearest first, with where they
-    /// are and how far.
+    public func nearestAvailableDrivers(
+        near point: Coordinate,
+        radius: Double,
+        limit: Int,
+        search: DriverSearch
+    ) async throws -> [UUID] {
+        try await self.nearbyDrivers(
+            latitude: point.latitude,
+            longitude: point.longitude,
+            radius: radius,
+            limit: limit,
+            search: search
+        ).map(\.driverID)
+    }
+
+    /// Dispatchable drivers within `radius` metres of a point, nearest first, with where they are and how far.
     func nearbyDrivers(
         latitude: Double,
         longitude: Double,
         radius: Double,
-        limit: Int
+        limit: Int,
+        search: DriverSearch = DriverSearch()
     ) async throws -> [(driverID: UUID, lat: Double, lng: Double, distance: Double)] {
         try await self.executor.rows(
-            DriverSearchSQL.nearest(latitude: latitude, longitude: longitude, radius: radius, limit: limit),
+            DriverSearchSQL.nearest(latitude: latitude, longitude: longitude, radius: radius, limit: limit, search: search),
             logger: self.logger
         ) { row in
             let (driverID, lat, lng, distance) = try row.decode((UUID, Double, Double, Double).self)
@@ -94,15 +119,13 @@ public struct PostgresRideStore<Executor: QueryExecutor>: RideStore {
         }
     }
 
-    public func availableDrivers(deviceIDs: [String]) async throws -> [String: UUID] {
+    public func availableDrivers(deviceIDs: [String], search: DriverSearch) async throws -> [String: UUID] {
         let pairs = try await self.executor.rows(
             """
             SELECT u.device_id, u.id FROM users u
-            WHERE u.role = 'driver' AND u.available AND u.device_id = ANY(\(deviceIDs))
+            WHERE \(unescaped: DriverSearchSQL.dispatchable("u")) AND u.device_id = ANY(\(deviceIDs))
               AND NOT EXISTS (
-                  SELECT 1 FROM orders o
-                  WHERE o.driver_id = u.id AND o.status NOT IN ('NEW', 'COMPLETED', 'CANCELLED')
-              )
+                  SELECT 1 FROM order_offers f WHERE f.order_id = \(search.excludingOffersOf) AND f.driver_id = u.id)
             """,
             logger: self.logger
         ) { try $0.decode((String, UUID).self) }

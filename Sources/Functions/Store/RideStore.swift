@@ -63,6 +63,10 @@ public protocol RideStore: Sendable {
     func setOrderSummary(orderID: UUID, summary: OrderSummary) async throws
 
     /// Moves the driver of `deviceID` to a position, unless a newer one is recorded; returns whether it moved.
+    ///
+    /// A position dated after the moment it is applied is recorded at that moment instead (see
+    /// ``PostgresRideStore``): a phone whose clock runs ahead, or the emulator's accelerated clock, can never pin a
+    /// driver to a position that no later report is "newer" than.
     func updateDriverPosition(
         deviceID: String,
         latitude: Double,
@@ -70,17 +74,91 @@ public protocol RideStore: Sendable {
         recordedAt: Date
     ) async throws -> Bool
 
-    /// Drivers who are available and not on an order, nearest first, within `radius` metres of `point`.
-    func nearestAvailableDrivers(near point: Coordinate, radius: Double, limit: Int) async throws -> [UUID]
+    /// Records the device status HyperTrack reported (`active`, `inactive`, `disconnected`) for the driver of
+    /// `deviceID`, unless a newer one is recorded; returns whether it changed anything.
+    func setDeviceStatus(deviceID: String, status: String, at date: Date) async throws -> Bool
 
-    /// The available drivers (not on an order) among these devices, as `device id → driver id`.
-    func availableDrivers(deviceIDs: [String]) async throws -> [String: UUID]
+    /// Dispatchable drivers (see ``DriverSearch``) within `radius` metres of `point`, nearest first.
+    func nearestAvailableDrivers(
+        near point: Coordinate,
+        radius: Double,
+        limit: Int,
+        search: DriverSearch
+    ) async throws -> [UUID]
 
-    /// Records that the order was offered to these drivers (repeats are ignored).
-    func recordOffers(orderID: UUID, driverIDs: [UUID]) async throws
+    /// The dispatchable drivers among these devices, as `device id → driver id` (the position rule does not apply:
+    /// HyperTrack's Nearby API has just placed them).
+    func availableDrivers(deviceIDs: [String], search: DriverSearch) async throws -> [String: UUID]
+
+    /// Records offers of the order to these drivers, made by dispatch round `round` (`nil`: the order's current
+    /// round) and open for `ttl` (repeats are ignored).
+    func recordOffers(orderID: UUID, driverIDs: [UUID], round: Int?, ttl: Duration) async throws
+
+    /// Starts the next dispatch round of a `NEW` order: returns its number (1 for the first), or `nil` when the
+    /// order is not `NEW` (any more).
+    func startDispatchRound(orderID: UUID) async throws -> Int?
+
+    /// When the last of the order's open offers (neither declined nor expired) expires, or `nil` if none is open.
+    func openOffersExpiry(orderID: UUID) async throws -> Date?
+
+    /// Ends a `NEW` order nobody accepted: `CANCELLED` with reason ``OrderRow/noDriverFound`` and no canceller.
+    /// Returns whether it did (`false` once the order left `NEW`).
+    func cancelUnmatched(orderID: UUID) async throws -> Bool
+
+    /// `NEW` orders waiting near a dispatchable driver (within `radius` metres of their fresh position) that were
+    /// never offered to them, nearest pickup first.
+    func waitingOrders(forDriver driverID: UUID, radius: Double, limit: Int, search: DriverSearch) async throws
+        -> [UUID]
 
     /// Records what handling an inbox event did (`applied`, `ignored: …`).
     func setWebhookOutcome(eventID: Int64, outcome: String) async throws
+}
+
+extension RideStore {
+    /// Dispatchable drivers with the default rules, nearest first.
+    public func nearestAvailableDrivers(near point: Coordinate, radius: Double, limit: Int) async throws -> [UUID] {
+        try await self.nearestAvailableDrivers(near: point, radius: radius, limit: limit, search: DriverSearch())
+    }
+
+    /// The dispatchable drivers among these devices, with the default rules.
+    public func availableDrivers(deviceIDs: [String]) async throws -> [String: UUID] {
+        try await self.availableDrivers(deviceIDs: deviceIDs, search: DriverSearch())
+    }
+
+    /// Records first-round offers with the default lifetime.
+    public func recordOffers(orderID: UUID, driverIDs: [UUID]) async throws {
+        try await self.recordOffers(orderID: orderID, driverIDs: driverIDs, round: 1, ttl: DriverSearch.defaultOfferTTL)
+    }
+}
+
+/// Who dispatch may offer an order to: a driver who is available (went online), whose device is tracking (the last
+/// `device_status` was not `inactive` or `disconnected`), who is not on an active order, whose last position is
+/// younger than ``maxPositionAge``, and who was not offered ``excludingOffersOf`` already.
+public struct DriverSearch: Sendable, Hashable {
+    /// The default lifetime of an offer: 20 s.
+    public static let defaultOfferTTL: Duration = .seconds(20)
+    /// The default age beyond which a position no longer counts: 2 minutes.
+    public static let defaultMaxPositionAge: Duration = .seconds(120)
+
+    /// A driver whose last position is older than this is not dispatchable: they may have left, or their phone
+    /// stopped reporting.
+    public var maxPositionAge: Duration
+    /// Leave out the drivers this order was already offered to (the next round goes to new drivers).
+    public var excludingOffersOf: UUID?
+
+    /// Creates search rules.
+    public init(maxPositionAge: Duration = DriverSearch.defaultMaxPositionAge, excludingOffersOf: UUID? = nil) {
+        self.maxPositionAge = maxPositionAge
+        self.excludingOffersOf = excludingOffersOf
+    }
+}
+
+/// Dispatch's timers, one pending of each kind per order.
+public enum DispatchTimer: String, Sendable, Hashable, CaseIterable {
+    /// The current round's offers ran out (all expired or declined): run the next round.
+    case round
+    /// The dispatch window closed: cancel the order if nobody accepted it.
+    case window
 }
 
 /// A recorded leg.

@@ -3,7 +3,8 @@ extension TriggerRuntime {
     public static let migrationGroup = "trigger_runtime"
 
     /// The runtime's own migrations (schema `trigger_runtime`): the delivery queue, the done log, the function
-    /// bindings, the workers that claim on a schedule, and the `capture()` and `claim()` functions. Pass them to
+    /// bindings, the workers that claim on a schedule, timers and schedules, and the `capture()`, `claim()` and
+    /// `promote_timers()` functions. Pass them to
     /// `Migrator` before the application's.
     public static var migrations: [Migration] {
         [
@@ -11,6 +12,7 @@ extension TriggerRuntime {
             Migration(group: migrationGroup, name: "0002_create_functions", statements: RuntimeSchema.functions),
             Migration(group: migrationGroup, name: "0003_revise_claim", statements: RuntimeSchema.claimRevised),
             Migration(group: migrationGroup, name: "0004_skip_notify_while_awake", statements: RuntimeSchema.awake),
+            Migration(group: migrationGroup, name: "0005_timers_and_schedules", statements: RuntimeSchema.timers),
         ]
     }
 }

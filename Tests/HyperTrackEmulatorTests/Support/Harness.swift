@@ -4,7 +4,8 @@ import Logging
 import ServiceLifecycle
 import TriggerRuntime
 
-/// Runs a receiver and an emulator wired to it (manual clock), for one test.
+/// Runs a receiver and an emulator wired to it (manual clock from a fixed instant, so runs are reproducible), for
+/// one test.
 func withEmulator<T: Sendable>(
     configure: (inout HyperTrackEmulator.Configuration) -> Void = { _ in },
     _ body: (HyperTrackEmulator, APIClient, WebhookReceiver) async throws -> T
@@ -13,6 +14,7 @@ func withEmulator<T: Sendable>(
     return try await receiver.withRunning { webhookURL in
         var configuration = HyperTrackEmulator.Configuration()
         configuration.webhookURL = webhookURL
+        configuration.clock = .manual(startingAt: Date(timeIntervalSince1970: 1_767_603_600))
         configure(&configuration)
         let logger = Logger(label: "emulator-test", factory: { _ in SwiftLogNoOpLogHandler() })
         let emulator = try HyperTrackEmulator(configuration: configuration, logger: logger)

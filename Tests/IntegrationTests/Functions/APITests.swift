@@ -123,12 +123,25 @@ struct APITests {
             let stranger = try await h.api.rider("Stranger")
             let driver = try await h.api.driver(device: "DEV-1")
             var ids: [String] = []
-            for _ in 0..<5 {
+            for index in 0..<5 {
                 let reply = try await h.api.send(.POST, "/v1/orders", json: Self.book, token: rider.token)
                 #expect(reply.status == 201)
                 #expect(reply.json["status"] == "NEW")
                 #expect(reply.json["pickup"]["address"] == "Alexanderplatz")
-                ids.append(try #require(reply.json["id"].stringValue))
+                let id = try #require(reply.json["id"].stringValue)
+                ids.append(id)
+                // One open order per rider: a second booking is refused until this one is finished.
+                Self.expectProblem(
+                    try await h.api.send(.POST, "/v1/orders", json: Self.book, token: rider.token),
+                    409,
+                    mentioning: "open order"
+                )
+                if index < 4 {
+                    let cancel = try await h.api.send(
+                        .POST, "/v1/orders/\(id)/cancel", json: ["reason": "rebooking"], token: rider.token
+                    )
+                    #expect(cancel.status == 200)
+                }
             }
             Self.expectProblem(try await h.api.send(.GET, "/v1/orders/\(ids[0])", token: stranger.token), 404)
             Self.expectProblem(try await h.api.send(.GET, "/v1/orders/\(ids[0])", token: driver.token), 404)
@@ -164,7 +177,10 @@ struct APITests {
             let orderID = try #require(UUID(uuidString: order))
             for driver in [dana.id, dora.id] {
                 try await h.client.query(
-                    "INSERT INTO order_offers (order_id, driver_id, rank) VALUES (\(orderID), \(UUID(uuidString: driver)!), 1)",
+                    """
+                    INSERT INTO order_offers (order_id, driver_id, rank, expires_at)
+                    VALUES (\(orderID), \(UUID(uuidString: driver)!), 1, now() + interval '1 minute')
+                    """,
                     logger: BackendHarness.logger
                 )
             }
@@ -183,6 +199,9 @@ struct APITests {
             let winnerToken = winner.json["driver"]["name"] == "Dana" ? dana.token : dora.token
             let loserToken = winnerToken == dana.token ? dora.token : dana.token
             Self.expectProblem(replies.first { $0.status == 409 }!, 409, mentioning: "another driver")
+            let again = try await h.api.send(.POST, "/v1/orders/\(order)/accept", token: winnerToken)
+            #expect(again.status == 200, "a double tap is not an error")
+            #expect(again.json["id"] == .string(order) && again.json["status"] == "ACCEPTED")
             Self.expectProblem(try await h.api.send(.GET, "/v1/orders/\(order)", token: loserToken), 404)
             #expect(try await h.api.send(.GET, "/v1/offers", token: loserToken).json["offers"].arrayValue.isEmpty)
 

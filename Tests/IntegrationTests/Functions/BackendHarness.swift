@@ -74,8 +74,9 @@ extension APIClient {
         return (id, token)
     }
 
-    /// Registers a driver; returns (id, token).
-    func driver(_ name: String = "Dana", device: String) async throws -> (id: String, token: String) {
+    /// Registers a driver and, unless `online` is false, puts them online (a new driver is offline); returns
+    /// (id, token).
+    func driver(_ name: String = "Dana", device: String, online: Bool = true) async throws -> (id: String, token: String) {
         let reply = try await self.send(
             .POST,
             "/v1/drivers",
@@ -87,6 +88,15 @@ extension APIClient {
         guard reply.status == 201, let id = reply.json["user"]["id"].stringValue,
             let token = reply.json["token"].stringValue
         else { throw APIClientError.unexpected(reply.status, reply.json) }
+        if online {
+            let availability = try await self.send(
+                .PUT,
+                "/v1/drivers/me/availability",
+                json: ["available": true],
+                token: token
+            )
+            guard availability.status == 200 else { throw APIClientError.unexpected(availability.status, availability.json) }
+        }
         return (id, token)
     }
 }

@@ -123,7 +123,7 @@ struct EmulatorRideTests {
         let rider = try await h.api.rider()
         let driver = try await h.api.driver(device: "DEV-EMU")
         try await h.webhook([
-            RideHarness.locationEvent(device: "DEV-EMU", lat: 52.523, lng: 13.405, at: "2026-01-05T09:00:00Z")
+            RideHarness.locationEvent(device: "DEV-EMU", lat: 52.523, lng: 13.405, at: RideHarness.nowText())
         ])
         try await h.eventually("the driver is on the map") {
             try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider.token)

@@ -21,8 +21,8 @@ struct OrderSchemaTests {
         let rows = try await client.query(
             """
             WITH r AS (INSERT INTO users (role, name, phone) VALUES ('rider', 'Ria', '+4930') RETURNING id),
-                 d AS (INSERT INTO users (role, name, phone, device_id, car_model, car_plate)
-                       VALUES ('driver', 'Dana', '+4931', \(device), 'Prius', 'B-RS 1') RETURNING id),
+                 d AS (INSERT INTO users (role, name, phone, device_id, car_model, car_plate, available)
+                       VALUES ('driver', 'Dana', '+4931', \(device), 'Prius', 'B-RS 1', true) RETURNING id),
                  o AS (INSERT INTO orders (rider_id, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng)
                        SELECT id, 52.52, 13.405, 52.5163, 13.3777 FROM r RETURNING id)
             SELECT (SELECT id FROM r), (SELECT id FROM d), (SELECT id FROM o)
@@ -89,15 +89,16 @@ struct OrderSchemaTests {
     func oneActiveOrderPerDriver() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
             try await BackendHarness.migrate(client, backend: Backend())
-            let (rider, driver, order) = try await Self.seed(client)
+            let (_, driver, order) = try await Self.seed(client)
             try await client.query(
                 "UPDATE orders SET status = 'ACCEPTED', driver_id = \(driver) WHERE id = \(order)",
                 logger: Self.logger
             )
             try await client.query(
                 """
+                WITH r AS (INSERT INTO users (role, name, phone) VALUES ('rider', 'Rob', '+4932') RETURNING id)
                 INSERT INTO orders (id, rider_id, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng)
-                VALUES ('00000000-0000-0000-0000-000000000002', \(rider), 1, 1, 2, 2)
+                SELECT '00000000-0000-0000-0000-000000000002', id, 1, 1, 2, 2 FROM r
                 """,
                 logger: Self.logger
             )
@@ -182,9 +183,18 @@ struct OrderSchemaTests {
     func rideStoreOnClient() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
             try await BackendHarness.migrate(client, backend: Backend())
-            let (rider, driver, seeded) = try await Self.seed(client, device: "D1")
+            let (seededRider, driver, seeded) = try await Self.seed(client, device: "D1")
             let store = PostgresRideStore(executor: client, logger: Self.logger)
             let place = OrderRow.Place(latitude: 52.52, longitude: 13.405, address: "Alexanderplatz")
+            await #expect(throws: FunctionsError.riderBusy(seededRider), "the seeded order is still open") {
+                try await store.book(NewOrder(riderID: seededRider, pickup: place, dropoff: place))
+            }
+            let rider = try #require(
+                try await client.query(
+                    "INSERT INTO users (role, name, phone) VALUES ('rider', 'Rob', '+4932') RETURNING id",
+                    logger: Self.logger
+                ).collect().first?.decode(UUID.self)
+            )
             let order = try await store.book(NewOrder(riderID: rider, pickup: place, dropoff: place))
             #expect(order.status == .new)
             #expect(order.pickup == place)

@@ -91,6 +91,9 @@ struct RideHarness: Sendable {
         ]
     }
 
+    /// The real time as HyperTrack writes it: dispatch only counts positions younger than two minutes.
+    static func nowText() -> String { ISO8601DateFormatter().string(from: Date()) }
+
     static func locationEvent(device: String, lat: Double, lng: Double, at time: String) -> JSONValue {
         [
             "created_at": .string(time), "recorded_at": .string(time), "device_id": .string(device), "type": "location",

@@ -25,7 +25,7 @@ struct RideTests {
         try await h.eventually("the driver's device is named") { tracking.device("DEV-1")?.name == "Dana" }
         #expect(tracking.device("DEV-1")?.metadata?["car"] == ["model": "Prius", "plate": "B-RS 42"])
 
-        let position = RideHarness.locationEvent(device: "DEV-1", lat: 52.521, lng: 13.405, at: "2026-11-21T18:59:00Z")
+        let position = RideHarness.locationEvent(device: "DEV-1", lat: 52.521, lng: 13.405, at: RideHarness.nowText())
         #expect(try await h.webhook([position]).status == 202)
         try await h.eventually("the driver appears on the map") {
             try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider.token)

@@ -11,9 +11,12 @@ extension HyperTrackEmulator {
         let mode: Mode
 
         /// The clock only moves when told to (`POST /_emulator/clock/advance`, ``HyperTrackEmulator/advanceClock(by:)``).
-        /// - Parameter start: emulated time at start-up; fixed by default so runs are reproducible.
-        public static func manual(startingAt start: Date = Date(timeIntervalSince1970: 1_767_603_600)) -> ClockMode {
-            ClockMode(mode: .manual(start: start))
+        /// - Parameter start: emulated time at start-up; by default the real time at start-up in whole seconds. Not a
+        ///   fixed date: the backend judges a position's age against its own clock (dispatch ignores positions older
+        ///   than two minutes), so an emulated clock that starts in the past would make every driver stale. Pass a
+        ///   date for reproducible times.
+        public static func manual(startingAt start: Date? = nil) -> ClockMode {
+            ClockMode(mode: .manual(start: start ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))))
         }
 
         /// The clock runs at `rate` times real time (it can still be advanced on top).

@@ -76,7 +76,10 @@ public enum FunctionsShell {
             throw LocalStackError.invalidPayload("the payload is not JSON: \(error)")
         }
         guard let object = json.objectValue else { throw LocalStackError.invalidPayload("the payload must be a JSON object") }
-        let trigger = function.trigger
+        guard let trigger = function.trigger else {
+            throw LocalStackError.invalidPayload(
+                "\(function.name) runs on timers or a schedule, not on row changes: the shell fires row functions only")
+        }
         var before: JSONValue?
         var after: JSONValue?
         let resolved: ChangeOperation
@@ -149,7 +152,7 @@ public enum FunctionsShell {
                     eventID: 0,
                     functionName: function.name,
                     operation: invocation.operation,
-                    table: function.trigger.table,
+                    table: function.trigger?.table ?? "",
                     documentKey: invocation.documentKey,
                     commitTime: Date(),
                     attempt: 1,

@@ -49,7 +49,9 @@ public struct LocalDemo: Sendable {
                     "car": ["model": "Prius", "plate": "B-RS 42"],
                 ]
             )
-            tokens[driver.deviceID] = try Self.string(registered["token"], "\(driver.name)'s token")
+            let token = try Self.string(registered["token"], "\(driver.name)'s token")
+            tokens[driver.deviceID] = token
+            try await api.expect(200, .PUT, "/v1/drivers/me/availability", json: ["available": true], token: token)
             let now = ISO8601DateFormatter().string(from: await emulator.now())
             try await api.webhook(
                 [Self.location(device: driver.deviceID, at: driver.position, time: now)],

@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+import TriggerRuntime
+
+/// `offerWaitingOrders`: a driver who becomes dispatchable (goes online, or their device starts tracking again) is
+/// offered the `NEW` orders waiting near them at once, without waiting for those orders' next round.
+///
+/// "Near" is the widest dispatch radius: an order waiting that long has reached it or soon will. At most
+/// ``maximumOffers`` orders at a time, nearest pickup first; each offer belongs to the order's current round and
+/// lives `offerTTL` like the others.
+public struct OfferWaitingOrders: TriggerFunction {
+    /// The persisted name.
+    public static let name: FunctionName = "offerWaitingOrders"
+    /// Fires when a user's availability or device status changes.
+    public static var trigger: Trigger { .update("users", columns: ["available", "device_status"]) }
+    /// How many waiting orders one driver is offered at once.
+    public static let maximumOffers = 3
+
+    private let stores: RideStoreFactory
+    private let settings: Backend.Configuration.Dispatch
+
+    /// Creates the function.
+    /// - Parameters:
+    ///   - stores: Where the function's store comes from.
+    ///   - settings: The widest radius, the offer lifetime, the position age.
+    public init(stores: RideStoreFactory, settings: Backend.Configuration.Dispatch) {
+        self.stores = stores
+        self.settings = settings
+    }
+
+    public func handle(_ change: Change<UserRow>, context: FunctionContext) async throws {
+        guard let after = change.after else {
+            throw FunctionsError.malformedRow("\(Self.name) needs the updated user")
+        }
+        guard after.isDispatchable, change.before?.isDispatchable != true else { return }
+        let store = try self.stores.store(for: context)
+        let orders = try await store.waitingOrders(
+            forDriver: after.id,
+            radius: self.settings.maxRadius,
+            limit: Self.maximumOffers,
+            search: DriverSearch(maxPositionAge: self.settings.maxPositionAge)
+        )
+        for order in orders {
+            try await store.recordOffers(orderID: order, driverIDs: [after.id], round: nil, ttl: self.settings.offerTTL)
+        }
+        if !orders.isEmpty {
+            context.logger.info(
+                "waiting orders offered to a driver who came online",
+                metadata: ["driver_id": "\(after.id)", "orders": "\(orders.count)"]
+            )
+        }
+    }
+}

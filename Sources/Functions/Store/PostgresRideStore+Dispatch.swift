@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Dispatch's offers (with a lifetime, declined, still open) and the orders waiting near a driver who comes online;
+/// its writes of `orders` (the round counter, the no-driver cancellation) are with the other order writes.
+extension PostgresRideStore {
+    public func recordOffers(orderID: UUID, driverIDs: [UUID], round: Int?, ttl: Duration) async throws {
+        try await self.executor.count(
+            """
+            INSERT INTO order_offers (order_id, driver_id, rank, round, expires_at)
+            SELECT o.id, driver, rank::int, coalesce(\(round)::int, greatest(o.dispatch_round, 1)),
+                   now() + make_interval(secs => \(ttl.seconds))
+            FROM orders o, unnest(\(driverIDs)::uuid[]) WITH ORDINALITY AS t(driver, rank)
+            WHERE o.id = \(orderID)
+            ON CONFLICT (order_id, driver_id) DO NOTHING
+            """,
+            logger: self.logger
+        )
+    }
+
+    public func openOffersExpiry(orderID: UUID) async throws -> Date? {
+        try await self.executor.row(
+            """
+            SELECT max(expires_at) FROM order_offers
+            WHERE order_id = \(orderID) AND declined_at IS NULL AND expires_at > now()
+            """,
+            logger: self.logger
+        ) { try $0.decode(Date?.self) } ?? nil
+    }
+
+    public func waitingOrders(forDriver driverID: UUID, radius: Double, limit: Int, search: DriverSearch)
+        async throws -> [UUID]
+    {
+        try await self.executor.rows(
+            """
+            SELECT o.id FROM users u
+            JOIN driver_positions p ON p.driver_id = u.id
+            JOIN orders o ON o.status = 'NEW'
+                AND earth_box(ll_to_earth(p.lat, p.lng), \(radius)) @> ll_to_earth(o.pickup_lat, o.pickup_lng)
+                AND earth_distance(ll_to_earth(p.lat, p.lng), ll_to_earth(o.pickup_lat, o.pickup_lng)) <= \(radius)
+            WHERE u.id = \(driverID) AND \(unescaped: DriverSearchSQL.dispatchable("u"))
+              AND p.recorded_at >= now() - make_interval(secs => \(search.maxPositionAge.seconds))
+              AND NOT EXISTS (SELECT 1 FROM order_offers f WHERE f.order_id = o.id AND f.driver_id = u.id)
+            ORDER BY earth_distance(ll_to_earth(p.lat, p.lng), ll_to_earth(o.pickup_lat, o.pickup_lng)), o.id
+            LIMIT \(limit)
+            """,
+            logger: self.logger
+        ) { try $0.decode(UUID.self) }
+    }
+
+    /// Marks the driver's open offer of a `NEW` order declined; returns whether it did.
+    func decline(orderID: UUID, driverID: UUID) async throws -> Bool {
+        try await self.executor.count(
+            """
+            UPDATE order_offers f SET declined_at = now()
+            FROM orders o
+            WHERE f.order_id = \(orderID) AND f.driver_id = \(driverID) AND o.id = f.order_id AND o.status = 'NEW'
+              AND f.declined_at IS NULL AND f.expires_at > now()
+            RETURNING f.order_id
+            """,
+            logger: self.logger
+        ) > 0
+    }
+}

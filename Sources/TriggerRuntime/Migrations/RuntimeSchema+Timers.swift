@@ -1,0 +1,122 @@
+extension RuntimeSchema {
+    /// Migration 0005: timers and schedules.
+    ///
+    /// - Pending timers live in `trigger_runtime.timers`, not as future rows of `deliveries`: the claim takes only
+    ///   the head of each (function, document) chain by id, so a future row would hold back that document's later
+    ///   deliveries until it is due. A due timer is *promoted* into `deliveries` (operation `timer`, `new_row` = its
+    ///   payload, `committed_at` = its due time, so `trigger.lag` is its lateness, and `timer_key` so it can still
+    ///   be cancelled until claimed); from then on it is claimed, fenced, retried and dead-lettered like any
+    ///   delivery, in order with its document's other deliveries (its id is taken at promotion).
+    /// - Promotion happens inside the claim, only when a due timer exists (one probe of `timers_due_at_idx`, which
+    ///   stops at the first entry while none is due), so the claim path pays nothing while no timer is due and a
+    ///   worker that claims anyway never needs another round trip. It is exactly once under concurrent workers:
+    ///   the rows are picked `FOR UPDATE SKIP LOCKED` and deleted in the statement that inserts their deliveries.
+    /// - `trigger_runtime.schedules` holds one row per scheduled function with its next run; see
+    ///   `PostgresOutboxStore.tickSchedules`.
+    /// - `trigger_runtime.functions` records timer and schedule functions too (`kind`), with no table, so the
+    ///   installer's orphan rule covers them.
+    static let timers: [String] = [
+        """
+        ALTER TABLE trigger_runtime.deliveries
+            DROP CONSTRAINT deliveries_operation_check,
+            ADD CONSTRAINT deliveries_operation_check
+                CHECK (operation IN ('create', 'update', 'delete', 'timer', 'tick')),
+            ADD COLUMN timer_key text
+        """,
+        """
+        CREATE TABLE trigger_runtime.timers (
+            function_name text NOT NULL,
+            document_key text NOT NULL,
+            timer_key text NOT NULL,
+            due_at timestamptz NOT NULL,
+            payload jsonb,
+            created_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (function_name, document_key, timer_key)
+        ) WITH (\(queueStorage))
+        """,
+        "CREATE INDEX timers_due_at_idx ON trigger_runtime.timers (due_at)",
+        """
+        CREATE TABLE trigger_runtime.schedules (
+            function_name text PRIMARY KEY,
+            schedule text NOT NULL,
+            next_run_at timestamptz NOT NULL,
+            last_run_at timestamptz,
+            installed_at timestamptz NOT NULL DEFAULT now()
+        )
+        """,
+        """
+        ALTER TABLE trigger_runtime.functions
+            ADD COLUMN kind text NOT NULL DEFAULT 'rows' CHECK (kind IN ('rows', 'timer', 'schedule')),
+            ALTER COLUMN table_oid DROP NOT NULL,
+            ALTER COLUMN table_name DROP NOT NULL,
+            ALTER COLUMN operations DROP NOT NULL,
+            ALTER COLUMN key_column DROP NOT NULL
+        """,
+        // Moves up to `p_limit` timers of `p_functions` due at `p_as_of` into deliveries, in due order; returns how
+        // many. The claim passes `now()`; tests pass other instants to check the boundary without waiting.
+        """
+        CREATE FUNCTION trigger_runtime.promote_timers(
+            p_functions text[], p_limit integer, p_as_of timestamptz)
+        RETURNS integer
+        LANGUAGE plpgsql
+        AS $$
+        DECLARE
+            promoted integer;
+        BEGIN
+            WITH due AS (
+                SELECT t.function_name, t.document_key, t.timer_key FROM trigger_runtime.timers t
+                WHERE t.due_at <= p_as_of AND t.function_name = ANY (p_functions)
+                ORDER BY t.due_at
+                LIMIT p_limit
+                FOR UPDATE SKIP LOCKED
+            ),
+            gone AS (
+                DELETE FROM trigger_runtime.timers t USING due
+                WHERE t.function_name = due.function_name AND t.document_key = due.document_key
+                  AND t.timer_key = due.timer_key
+                RETURNING t.function_name, t.document_key, t.timer_key, t.due_at, t.payload
+            )
+            INSERT INTO trigger_runtime.deliveries
+                (function_name, table_name, operation, document_key, new_row, committed_at, timer_key)
+            SELECT function_name, '', 'timer', document_key, payload, due_at, timer_key FROM gone
+            ORDER BY due_at, function_name, document_key, timer_key;
+            GET DIAGNOSTICS promoted = ROW_COUNT;
+            RETURN promoted;
+        END
+        $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION trigger_runtime.claim(
+            p_functions text[], p_limit integer, p_owner text, p_lease_seconds double precision)
+        RETURNS SETOF trigger_runtime.deliveries
+        LANGUAGE plpgsql
+        SET enable_seqscan = off
+        SET enable_sort = off
+        SET enable_bitmapscan = off
+        AS $$
+        BEGIN
+            PERFORM set_config('synchronous_commit', 'off', true);
+            IF EXISTS (SELECT FROM trigger_runtime.timers t
+                       WHERE t.due_at <= now() AND t.function_name = ANY (p_functions)) THEN
+                PERFORM trigger_runtime.promote_timers(p_functions, p_limit, now());
+            END IF;
+            RETURN QUERY
+            UPDATE trigger_runtime.deliveries d
+            SET attempt = d.attempt + 1, lease_owner = p_owner, lease_token = gen_random_uuid(),
+                run_after = clock_timestamp() + make_interval(secs => p_lease_seconds)
+            WHERE d.id = ANY (ARRAY(
+                SELECT c.id FROM trigger_runtime.deliveries c
+                WHERE c.status = 'ready' AND c.run_after <= now() AND c.function_name = ANY (p_functions)
+                  AND NOT EXISTS (
+                      SELECT FROM trigger_runtime.deliveries e
+                      WHERE e.function_name = c.function_name AND e.document_key = c.document_key
+                        AND e.status = 'ready' AND e.id < c.id)
+                ORDER BY c.run_after, c.id
+                LIMIT p_limit
+                FOR UPDATE SKIP LOCKED))
+            RETURNING d.*;
+        END
+        $$
+        """,
+    ]
+}

@@ -1,0 +1,232 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+import Testing
+import TriggerRuntime
+
+@Suite("TriggerRuntime timers", .timeLimit(.minutes(5)))
+struct TimerTests {
+    /// One handler run of a timer: its key, payload, attempt, due time and the database's clock at its start.
+    struct Fired: Sendable {
+        var document: String
+        var key: String
+        var payload: String
+        var attempt: Int
+        var dueAt: Date
+        var startedAt: Date
+        var context: FunctionContext
+    }
+
+    static func registry(
+        _ fired: Observations<Fired>,
+        options: FunctionOptions = FunctionOptions(),
+        fail: @escaping @Sendable (Fired) -> Bool = { _ in false }
+    ) -> FunctionRegistry {
+        var registry = FunctionRegistry()
+        registry.registerTimer("ring", options: options, as: String.self) { timer, context in
+            var startedAt = Date.distantPast
+            let rows = try await #require(context.transaction).query("SELECT clock_timestamp()", logger: context.logger)
+            for try await value in rows.decode(Date.self) { startedAt = value }
+            let entry = Fired(
+                document: timer.documentKey, key: timer.key, payload: timer.payload, attempt: context.attempt,
+                dueAt: timer.dueAt, startedAt: startedAt, context: context)
+            fired.append(entry)
+            struct Refused: Error, CustomStringConvertible { var description: String { "not yet" } }
+            if fail(entry) { throw Refused() }
+        }
+        return registry
+    }
+
+    /// Schedules `ring` in a transaction of its own.
+    @discardableResult
+    static func schedule(
+        _ client: PostgresClient, document: String = "d", key: String, due: TimerDue, payload: String,
+        ifExists: TimerConflict = .replace, logger: Logger
+    ) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { connection in
+            try await PostgresTimers(logger: logger).schedule(
+                "ring", document: document, key: key, due: due, payload: Data("\"\(payload)\"".utf8),
+                ifExists: ifExists, on: connection)
+        }
+    }
+
+    static func count(_ client: PostgresClient, _ table: String) async throws -> Int {
+        try await RuntimeHarness.count(client, PostgresQuery(unsafeSQL: "SELECT count(*) FROM trigger_runtime.\(table)"))
+    }
+
+    @Test("a timer is not promoted before its due time; the worker runs it at or after it, as a timer, once")
+    func firesAtDueTimeNotBefore() async throws {
+        let fired = Observations<Fired>()
+        let registry = Self.registry(fired)
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            try await Self.schedule(client, key: "k", due: .after(.milliseconds(1500)), payload: "hello", logger: logger)
+            // The promotion's boundary, without waiting: as of a microsecond before the due time nothing moves.
+            let early = try await RuntimeHarness.count(
+                client,
+                """
+                SELECT trigger_runtime.promote_timers(ARRAY['ring'], 100,
+                    (SELECT due_at FROM trigger_runtime.timers) - interval '1 microsecond')
+                """)
+            #expect(early == 0)
+            #expect(try await Self.count(client, "timers") == 1)
+            #expect(try await Self.count(client, "deliveries") == 0)
+            let dueAt = try await RuntimeHarness.count(
+                client, "SELECT (extract(epoch FROM due_at) * 1000000)::int8 FROM trigger_runtime.timers")
+
+            try await RuntimeHarness.withWorker(client: client, registry: registry, logger: logger) {
+                try await fired.wait("the timer to fire") { !$0.isEmpty }
+            }
+            let run = try #require(fired.entries.first)
+            #expect(fired.entries.count == 1)
+            #expect(run.startedAt >= run.dueAt)
+            #expect(abs(run.dueAt.timeIntervalSince1970 * 1_000_000 - Double(dueAt)) < 2)
+            #expect(run.payload == "hello")
+            #expect(run.context.operation == .timer)
+            #expect(run.context.timer == TimerInfo(key: "k", dueAt: run.dueAt))
+            #expect(run.context.commitTime == run.dueAt)
+            #expect(try await Self.count(client, "timers") == 0)
+            #expect(try await Self.count(client, "deliveries") == 0)
+            #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.done WHERE operation = 'timer'") == 1)
+        }
+    }
+
+    @Test("a sleeping worker (60 s poll) wakes for a timer scheduled after it went to sleep")
+    func sleepingWorkerWakes() async throws {
+        let fired = Observations<Fired>()
+        let registry = Self.registry(fired)
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            let configuration = RuntimeHarness.configuration { $0.pollInterval = .seconds(60) }
+            try await RuntimeHarness.withWorker(client: client, registry: registry, configuration: configuration, logger: logger) {
+                try await Self.schedule(client, key: "soon", due: .after(.milliseconds(300)), payload: "x", logger: logger)
+                try await fired.wait("the timer to fire well before the next poll", timeout: .seconds(20)) { !$0.isEmpty }
+            }
+            #expect(fired.entries.map(\.key) == ["soon"])
+        }
+    }
+
+    @Test("scheduling in a transaction that rolls back schedules nothing")
+    func rolledBack() async throws {
+        struct Abort: Error {}
+        let fired = Observations<Fired>()
+        let registry = Self.registry(fired)
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            await #expect(throws: Abort.self) {
+                try await client.withTransaction(logger: logger) { connection in
+                    try await PostgresTimers(logger: logger).schedule(
+                        "ring", document: "d", key: "rolled-back", due: .after(.zero), payload: Data("\"no\"".utf8),
+                        ifExists: .replace, on: connection)
+                    throw Abort()
+                }
+            }
+            #expect(try await Self.count(client, "timers") == 0)
+            // A later timer of the same document fires: had the first been written, it would have fired before it.
+            try await Self.schedule(client, key: "control", due: .after(.milliseconds(200)), payload: "yes", logger: logger)
+            try await RuntimeHarness.withWorker(client: client, registry: registry, logger: logger) {
+                try await fired.wait("the control timer") { !$0.isEmpty }
+            }
+            #expect(fired.entries.map(\.key) == ["control"])
+        }
+    }
+
+    @Test("replace and keep by key, also for a due timer not yet claimed; cancel removes pending and due timers")
+    func replaceKeepCancel() async throws {
+        let fired = Observations<Fired>()
+        let registry = Self.registry(fired)
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            let far = Date().addingTimeInterval(3600)
+            #expect(try await Self.schedule(client, key: "a", due: .at(far), payload: "a1", logger: logger))
+            #expect(try await Self.schedule(client, key: "a", due: .after(.zero), payload: "a2", ifExists: .replace, logger: logger))
+            #expect(try await Self.schedule(client, key: "a", due: .at(far), payload: "a3", ifExists: .keep, logger: logger) == false)
+            #expect(try await Self.schedule(client, key: "b", due: .after(.zero), payload: "b1", logger: logger))
+            #expect(try await Self.count(client, "timers") == 2)
+            // Promote both (what a claim does) without a worker: due, not yet claimed.
+            #expect(try await RuntimeHarness.count(client, "SELECT trigger_runtime.promote_timers(ARRAY['ring'], 100, now())") == 2)
+            #expect(try await Self.count(client, "timers") == 0)
+            #expect(try await Self.schedule(client, key: "a", due: .at(far), payload: "a4", ifExists: .keep, logger: logger) == false)
+            #expect(try await Self.schedule(client, key: "b", due: .after(.zero), payload: "b2", ifExists: .replace, logger: logger))
+            #expect(try await Self.count(client, "timers") == 1)
+            #expect(try await Self.count(client, "deliveries") == 1)
+
+            let cancelled = try await client.withTransaction(logger: logger) { connection in
+                let timers = PostgresTimers(logger: logger)
+                let c = try await timers.cancel("ring", document: "d", key: "c", on: connection)  // never scheduled
+                let a = try await timers.cancel("ring", document: "d", key: "a", on: connection)  // due, promoted
+                return (c, a)
+            }
+            #expect(cancelled.0 == false)
+            #expect(cancelled.1 == true)
+            #expect(try await Self.count(client, "deliveries") == 0)
+            try await RuntimeHarness.withWorker(client: client, registry: registry, logger: logger) {
+                try await fired.wait("b") { !$0.isEmpty }
+            }
+            #expect(fired.entries.map(\.payload) == ["b2"])
+
+            let missing = await #expect(throws: TriggerRuntimeError.self) {
+                try await client.withTransaction(logger: logger) { connection in
+                    try await PostgresTimers(logger: logger).schedule(
+                        "nobody", document: "d", key: "k", due: .after(.zero), payload: nil, ifExists: .replace,
+                        on: connection)
+                }
+            }
+            #expect(missing?.code == .functionNotRegistered)
+            let noTransaction = await #expect(throws: TriggerRuntimeError.self) {
+                try await PostgresTimers(logger: logger).cancel("ring", document: "d", key: "k", on: nil)
+            }
+            #expect(noTransaction?.code == .noTransaction)
+        }
+    }
+
+    @Test("a document's timers run in due order, one at a time: a failing one holds back the later ones until it succeeds")
+    func orderedWithRetry() async throws {
+        let fired = Observations<Fired>()
+        let options = FunctionOptions(maxAttempts: 5, initialBackoff: .milliseconds(100), jitter: 0)
+        let registry = Self.registry(fired, options: options) { $0.key == "1" && $0.attempt < 3 }
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            let base = Date().addingTimeInterval(-10)
+            for key in ["3", "1", "2"] {
+                try await Self.schedule(
+                    client, key: key, due: .at(base.addingTimeInterval(Double(key)!)), payload: key, logger: logger)
+            }
+            try await Self.schedule(client, document: "other", key: "x", due: .at(base), payload: "x", logger: logger)
+            try await RuntimeHarness.withWorker(client: client, registry: registry, logger: logger) {
+                try await fired.wait("all timers") { $0.filter { $0.document == "d" }.count >= 5 }
+            }
+            let runs = fired.entries.filter { $0.document == "d" }
+            #expect(runs.map(\.key) == ["1", "1", "1", "2", "3"])
+            #expect(runs.map(\.attempt) == [1, 2, 3, 1, 1])
+            #expect(fired.entries.filter { $0.document == "other" }.count == 1)
+        }
+    }
+
+    @Test("a timer that keeps failing is dead-lettered like a delivery, and events retry replays it")
+    func deadLetterAndReplay() async throws {
+        let fired = Observations<Fired>()
+        let healthy = Mutex(false)
+        let options = FunctionOptions(maxAttempts: 2, initialBackoff: .milliseconds(50), jitter: 0)
+        let registry = Self.registry(fired, options: options) { _ in !healthy.withLock { $0 } }
+        let (logger, logs) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            let admin = DeliveryAdmin(client: client, logger: logger)
+            try await RuntimeHarness.withWorker(client: client, registry: registry, logger: logger) {
+                try await Self.schedule(client, key: "doomed", due: .after(.zero), payload: "p", logger: logger)
+                try await logs.wait("dead letter") { $0.contains { $0.metadata["trigger.outcome"] == "dead" } }
+                let dead = try await admin.list(dead: true)
+                #expect(dead.map(\.operation) == [.timer])
+                #expect(dead.first?.attempt == 2)
+                #expect(dead.first?.lastError == "not yet")
+                healthy.withLock { $0 = true }
+                try await admin.retry(try #require(dead.first).id)
+                try await fired.wait("the replay") { $0.count >= 3 }
+            }
+            #expect(fired.entries.map(\.attempt) == [1, 2, 1])
+            #expect(fired.entries.last?.context.timer?.key == "doomed")
+            #expect(try await Self.count(client, "deliveries") == 0)
+        }
+    }
+}
