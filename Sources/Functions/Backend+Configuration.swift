@@ -13,6 +13,8 @@ extension Backend {
         public var webhook: Webhook
         /// How many orders a page of `GET /v1/orders` holds at most. Default 50.
         public var maximumPageSize: Int
+        /// Driver trips: the posted speed limit and the qualification program.
+        public var trips: Trips
         /// The workers' NOTIFY channel, which scheduling a timer notifies (the runtime's `channel`). Default
         /// `trigger_runtime`.
         public var channel: String
@@ -118,13 +120,15 @@ extension Backend {
             dispatch: Dispatch = Dispatch(),
             webhook: Webhook = Webhook(),
             maximumPageSize: Int = 50,
-            channel: String = TriggerRuntime.Configuration.defaultChannel
+            channel: String = TriggerRuntime.Configuration.defaultChannel,
+            trips: Trips = Trips()
         ) {
             self.tariff = tariff
             self.destinationRadius = destinationRadius
             self.dispatch = dispatch
             self.webhook = webhook
             self.maximumPageSize = maximumPageSize
+            self.trips = trips
             self.channel = channel
         }
     }

@@ -29,6 +29,7 @@ extension Backend {
         WebhookRoutes(store: store, configuration: self.configuration.webhook, logger: logger).register(v1)
         let authenticated = v1.group().add(middleware: BearerAuthMiddleware(store: store))
         APIRoutes(store: store, configuration: self.configuration).register(public: v1, authenticated: authenticated)
+        TripRoutes(store: store, configuration: self.configuration.trips).register(authenticated)
         return router
     }
 

@@ -35,6 +35,7 @@ public struct Backend: Sendable {
             FunctionBinding(OfferWaitingOrders.self), FunctionBinding(DispatchRound.self),
             FunctionBinding(DispatchWindow.self), FunctionBinding(ReplayWebhookEvent.self),
             FunctionBinding(PruneWebhookEvents.self), FunctionBinding(ReconcileTrips.self),
+            FunctionBinding(AnalyzeTrip.self),
         ]
     }
 
@@ -43,8 +44,8 @@ public struct Backend: Sendable {
     ///   - tracking: HyperTrack (the real client, the emulator's, or a fake).
     ///   - stores: Where the functions' store comes from; `.postgres` (the delivery's transaction) by default.
     /// - Returns: `updateOrderStatus`, `deleteOrder`, `onTripWebhook`, `completeTrip`, `dispatchOrder`,
-    ///   `registerDriverDevice`, `offerWaitingOrders`, the timer functions `dispatchRound`, `dispatchWindow`, and the
-    ///   scheduled `pruneWebhookEvents` and `reconcileTrips`.
+    ///   `registerDriverDevice`, `offerWaitingOrders`, `analyzeTrip`, the timer functions `dispatchRound`,
+    ///   `dispatchWindow` and `replayWebhookEvent`, and the scheduled `pruneWebhookEvents` and `reconcileTrips`.
     public func registry(
         tracking: some TripTracking,
         stores: RideStoreFactory = .postgres,
@@ -106,5 +107,6 @@ public struct Backend: Sendable {
         } catch {
             preconditionFailure("the scheduled functions have constant, valid schedules: \(error)")
         }
+        registry.register(AnalyzeTrip(trips: configuration.trips))
     }
 }

@@ -58,6 +58,14 @@ struct BackendSettings: Sendable {
             perMinute: try settings.integer(.tariffPerMinute),
             minimum: try settings.integer(.tariffMinimum)
         )
+        backend.trips = Functions.Backend.Configuration.Trips(
+            speedLimit: Double(try settings.integer(.tripsSpeedLimit)),
+            program: .init(
+                minimumTrips: try settings.integer(.programMinimumTrips),
+                minimumAverageScore: try settings.integer(.programMinimumScore),
+                windowDays: try settings.integer(.programWindowDays)
+            )
+        )
         backend.webhook = .init(
             pathSecrets: (try settings.optionalString(.hyperTrackWebhookPathSecrets) ?? "")
                 .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty },

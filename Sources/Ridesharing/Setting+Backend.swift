@@ -101,11 +101,29 @@ extension Setting {
         "Minimum fare in minor units."
     )
 
+    static let tripsSpeedLimit = Setting(
+        "trips.speedLimitKmh", "TRIPS_SPEED_LIMIT_KMH", default: .value("50"), .integer(5...300), group: .backend,
+        "Posted limit in km/h that driver trips' speeding is measured against (HyperTrack gives none)."
+    )
+    static let programMinimumTrips = Setting(
+        "program.minimumTrips", "PROGRAM_MINIMUM_TRIPS", default: .value("10"), .integer(1...10_000),
+        group: .backend, "Scored trips a driver needs in the window to qualify for the insurance program."
+    )
+    static let programMinimumScore = Setting(
+        "program.minimumAverageScore", "PROGRAM_MINIMUM_AVERAGE_SCORE", default: .value("80"), .integer(0...100),
+        group: .backend, "Average driving score (0-100) over those trips needed to qualify."
+    )
+    static let programWindowDays = Setting(
+        "program.windowDays", "PROGRAM_WINDOW_DAYS", default: .value("30"), .integer(1...3650), group: .backend,
+        "Days of trips the qualification looks at."
+    )
+
     static let backend: [Setting] = [
         .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackWebhookPathSecrets,
         .hyperTrackWebhookSecret, .hyperTrackAcceptUnsigned, .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
         .httpHost, .httpPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep, .dispatchMaxRadius,
         .dispatchOfferCount, .dispatchOfferTTL, .dispatchWindow, .dispatchMaxPositionAge, .dispatchUseNearbyAPI,
-        .tariffCurrency, .tariffBase, .tariffPerKilometre, .tariffPerMinute, .tariffMinimum,
+        .tariffCurrency, .tariffBase, .tariffPerKilometre, .tariffPerMinute, .tariffMinimum, .tripsSpeedLimit,
+        .programMinimumTrips, .programMinimumScore, .programWindowDays,
     ]
 }

@@ -8,7 +8,8 @@ import Testing
 struct PackageImportsTests {
     /// Modules of the toolchain, not of a package.
     static let toolchainModules: Set<String> = [
-        "Foundation", "FoundationEssentials", "Synchronization", "Testing", "XCTest", "Dispatch", "Glibc", "Musl",
+        "Foundation", "FoundationEssentials", "FoundationXML", "Synchronization", "Testing", "XCTest", "Dispatch",
+        "Glibc", "Musl",
         "_Concurrency", "PackageDescription",
     ]
 

@@ -83,13 +83,14 @@ struct ModelTests {
             registry.functions.map(\.name.rawValue) == [
                 "updateOrderStatus", "deleteOrder", "onTripWebhook", "completeTrip", "dispatchOrder",
                 "registerDriverDevice", "offerWaitingOrders", "dispatchRound", "dispatchWindow", "replayWebhookEvent",
-                "pruneWebhookEvents", "reconcileTrips",
+                "pruneWebhookEvents", "reconcileTrips", "analyzeTrip",
             ]
         )
         #expect(
             registry.function(named: "offerWaitingOrders")?.trigger
                 == .update("users", columns: ["available", "device_status"])
         )
+        #expect(registry.function(named: "analyzeTrip")?.trigger == .update("order_legs", columns: ["status"]))
         #expect(registry.function(named: "updateOrderStatus")?.trigger == .update("orders", columns: ["status"]))
         #expect(registry.function(named: "dispatchRound")?.kind == .timer)
         #expect(registry.function(named: "dispatchWindow")?.kind == .timer)

@@ -16,6 +16,9 @@ struct APIStore: Sendable {
     /// The order operations, on the pooled client.
     var rides: PostgresRideStore<PostgresClient> { PostgresRideStore(executor: self.client, logger: self.logger) }
 
+    /// The driver trips' queries, on the pooled client.
+    var trips: TripStore<PostgresClient> { TripStore(executor: self.client, logger: self.logger) }
+
     func caller(tokenHash: String) async throws -> Caller? {
         try await self.client.row(
             "SELECT u.id, u.role FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = \(tokenHash)",

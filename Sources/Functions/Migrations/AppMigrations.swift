@@ -14,6 +14,7 @@ enum AppMigrations {
         M0005WebhookInbox.migration,
         M0006DriverPositions.migration,
         M0007Dispatch.migration,
+        M0008DriverTrips.migration,
         M0010WebhookTrust.migration,
     ]
 }

@@ -75,4 +75,14 @@ struct APIClient: Sendable {
             headers: response.headers.map { ($0.name.canonicalName, $0.value) }
         )
     }
+
+    /// GETs `path` from the application and returns the body as bytes, for replies that are not JSON (the trip
+    /// map's SVG).
+    func raw(_ path: String, token: String?) async throws -> (status: Int, body: Data, contentType: String?) {
+        guard case .application(let client) = self.transport else { throw APIClientError.invalidHeader("raw: stack") }
+        var fields = HTTPFields()
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        let response = try await client.executeRequest(uri: path, method: .get, headers: fields, body: nil)
+        return (response.status.code, Data(buffer: response.body), response.headers[.contentType])
+    }
 }

@@ -64,6 +64,8 @@ struct EmulatorRideTests {
     /// `HyperTrackClient` on the emulator) on a fresh database with a manual clock.
     static func withEmulatorBackend(
         _ configuration: Backend.Configuration,
+        driverSpeed: Double = 10,
+        tickInterval: Double = 5,
         _ body: @escaping @Sendable (RideHarness, HyperTrackEmulator, HyperTrackClient) async throws -> Void
     ) async throws {
         let logger = BackendHarness.logger
@@ -72,6 +74,8 @@ struct EmulatorRideTests {
             stack.apiPort = 0
             stack.emulatorPort = 0
             stack.clock = .manual()
+            stack.driverSpeed = driverSpeed
+            stack.emulatorTickInterval = tickInterval
             stack.backend = configuration
             stack.webhookSecret = configuration.webhook.secret ?? ""
             stack.runtime.pollInterval = .milliseconds(200)
@@ -167,5 +171,16 @@ struct EmulatorRideTests {
         #expect(pickup.summary?.distance == summary["pickup"]["distance"].doubleValue)
         let adapter = HyperTrackTripTracking(client: tracking, logger: BackendHarness.logger)
         #expect(try await adapter.activeTrips(deviceID: "DEV-EMU").isEmpty)
+        // Both drives became the driver's trips, built from the locations the emulator's device reported.
+        try await h.eventually("both drives are trips") {
+            try await h.api.send(.GET, "/v1/drivers/me/trips", token: driver.token).json["trips"].arrayValue.count == 2
+        }
+        let trips = try await h.api.send(.GET, "/v1/drivers/me/trips", token: driver.token).json["trips"].arrayValue
+        #expect(trips.map { $0["drive_type"] } == ["dropoff", "pickup"])
+        #expect(trips[0]["score"].doubleValue != nil, "a driven leg is rated")
+        let tripID = try #require(trips[0]["id"].stringValue)
+        let detail = try await h.api.send(.GET, "/v1/drivers/me/trips/\(tripID)", token: driver.token).json
+        #expect((detail["info"]["point_count"].doubleValue ?? 0) > 2, "\(detail["info"])")
+        #expect(detail["path"].arrayValue.count >= 2)
     }
 }

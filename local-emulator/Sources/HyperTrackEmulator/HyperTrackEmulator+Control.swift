@@ -44,6 +44,32 @@ extension HyperTrackEmulator {
         }
     }
 
+    /// Makes an active trip's device brake hard, accelerate rapidly or speed `afterSeconds` into its drive (as
+    /// `POST /_emulator/trips/{id}/maneuvers` does; see that route for the rates).
+    /// - Parameters:
+    ///   - tripID: an active trip with a destination the device is driving to.
+    ///   - kind: `hard_brake`, `rapid_acceleration` or `speeding`.
+    ///   - afterSeconds: seconds after the drive started, not in the past.
+    ///   - speedKmh: `speeding` only: the speed held.
+    ///   - durationSeconds: `speeding` only: how long it is held (default 20 s).
+    /// - Throws: ``HyperTrackEmulatorError/Code/invalidManeuver``.
+    public func addManeuver(
+        tripID: String,
+        kind: String,
+        afterSeconds: Double,
+        speedKmh: Double? = nil,
+        durationSeconds: Double? = nil
+    ) async throws(HyperTrackEmulatorError) {
+        var body: [String: JSON] = ["kind": .string(kind), "after_seconds": .number(afterSeconds)]
+        if let speedKmh { body["speed_kmh"] = .number(speedKmh) }
+        if let durationSeconds { body["duration_seconds"] = .number(durationSeconds) }
+        do {
+            _ = try await engine.addManeuver(tripID: tripID, body: .object(body))
+        } catch {
+            throw HyperTrackEmulatorError(.invalidManeuver, "\(error.title): \(error.detail)")
+        }
+    }
+
     /// Switches every fault off (as `DELETE /_emulator/faults` does).
     public func clearFaults() async { await engine.clearFaults() }
 

@@ -10,6 +10,7 @@ public struct HyperTrackEmulatorError: Error, Sendable, Equatable, CustomStringC
             case stateExport = "state_export"
             case stateImport = "state_import"
             case invalidFault = "invalid_fault"
+            case invalidManeuver = "invalid_maneuver"
         }
 
         private let base: Base
@@ -25,6 +26,8 @@ public struct HyperTrackEmulatorError: Error, Sendable, Equatable, CustomStringC
         public static let stateImport = Code(.stateImport)
         /// A fault's fields are out of range.
         public static let invalidFault = Code(.invalidFault)
+        /// A manoeuvre cannot be added (unknown kind, a trip that is not driving, a time in the past).
+        public static let invalidManeuver = Code(.invalidManeuver)
 
         /// A stable snake_case name, usable as a metric label.
         public var description: String { self.base.rawValue }

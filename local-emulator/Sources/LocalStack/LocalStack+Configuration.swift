@@ -15,6 +15,9 @@ extension LocalStack {
         public var clock: HyperTrackEmulator.ClockMode = .scaled(rate: 1)
         /// Speed of the emulator's simulated drivers, m/s.
         public var driverSpeed: Double = 10
+        /// Emulated seconds between the emulator's simulation steps (and a driving device's locations). Default 5;
+        /// tests of driving events use 1, as a phone's GPS reports while driving.
+        public var emulatorTickInterval: Double = 5
         /// The credentials the emulator accepts and the API's client uses.
         public var accountID: String = "local-account"
         public var secretKey: String = "local-secret-key"

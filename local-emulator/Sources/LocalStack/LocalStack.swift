@@ -131,6 +131,7 @@ public struct LocalStack: Service {
         emulator.webhookSecret = self.configuration.webhookSecret
         emulator.clock = self.configuration.clock
         emulator.speed = self.configuration.driverSpeed
+        emulator.options.tickInterval = self.configuration.emulatorTickInterval
         if let directory = self.configuration.emulatorStateDirectory {
             emulator.options.exportDirectory = directory
             let state = URL(fileURLWithPath: directory).appendingPathComponent("state.json").path

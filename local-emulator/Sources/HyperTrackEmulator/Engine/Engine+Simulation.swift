@@ -9,7 +9,7 @@ extension Engine {
         let finished = motion.isFinished(at: time)
         device.position = position
         device.bearing = motion.route.bearing(at: min(travelled, motion.route.length))
-        device.speed = finished ? 0 : motion.speed
+        device.speed = finished ? 0 : motion.speed(at: time)
         device.lastRecordedAt = time
         device.record(
             LocationSample(coordinate: position, recordedAt: time, speed: device.speed, bearing: device.bearing))

@@ -35,6 +35,8 @@ extension EmulatorResponder {
             return Self.json(
                 ["now": Timestamp.json(result.now), "webhook_attempts": .number(Double(result.attempts))],
                 status: 200)
+        case ("trips", 3, "POST") where s[2] == "maneuvers":
+            return Self.json(try await engine.addManeuver(tripID: String(s[1]), body: try call.json()), status: 201)
         case ("webhooks", 1, "GET"):
             return Self.json(["data": .array(await engine.deliveryLog().map(\.json))], status: 200)
         case ("faults", 1, "GET"):
