@@ -90,6 +90,7 @@ extension BackendComposition {
                 requiredMigrations: self.requiredMigrations
             )
         router.get("metrics") { _, _ in PrometheusExposition.response(metrics) }
+        Backend.answerWrongMethods(on: router)
         guard prepare else {
             return Application(
                 responder: ObservedResponder(inner: router.buildResponder()),
