@@ -4,9 +4,9 @@ import PostgresNIO
 
 /// Lists, shows and replays deliveries (what `ridesharing events` calls).
 public struct DeliveryAdmin: Sendable {
-    private let client: PostgresClient
+    let client: PostgresClient
     private let channel: String
-    private let logger: Logger
+    let logger: Logger
 
     /// Creates the admin API.
     /// - Parameters:
