@@ -156,6 +156,19 @@ public enum FunctionsShell {
                     logger: functionLogger,
                     transaction: connection
                 )
+                let problems = try await Self.problems(
+                    invocation,
+                    table: function.trigger.table,
+                    keyColumn: function.trigger.keyColumn,
+                    on: connection,
+                    logger: logger
+                )
+                guard problems.isEmpty else {
+                    throw LocalStackError.invalidPayload(
+                        "the payload does not fit \(function.trigger.table) (\(problems.count) problem"
+                            + (problems.count == 1 ? "" : "s") + "):\n  - " + problems.joined(separator: "\n  - ")
+                    )
+                }
                 try await function.invoke(before: invocation.before, after: invocation.after, context: context)
                 let captured = try await Self.captured(on: connection, logger: logger)
                 try await connection.query("COMMIT", logger: logger)
