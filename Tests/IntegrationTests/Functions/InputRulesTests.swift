@@ -20,7 +20,7 @@ struct InputRulesTests {
         return total
     }
 
-    static let controlCharacters: [(String, JSONValue, String)] = [
+    static let controlCharacterCases: [(String, JSONValue, String)] = [
         ("/v1/riders", ["name": "Ri\u{0}a", "phone": "+4930"], "name"),
         ("/v1/riders", ["name": "Ria\u{1B}[2J", "phone": "+4930"], "name"),
         ("/v1/riders", ["name": "Ri\na", "phone": "+4930"], "name"),
@@ -37,7 +37,7 @@ struct InputRulesTests {
         ),
     ]
 
-    @Test("NUL and other control characters are a 422 naming the field", arguments: Self.controlCharacters)
+    @Test("NUL and other control characters are a 422 naming the field", arguments: Self.controlCharacterCases)
     func controlCharacters(path: String, body: JSONValue, field: String) async throws {
         try await BackendHarness.with { h in
             let reply = try await h.api.send(.POST, path, json: body)
