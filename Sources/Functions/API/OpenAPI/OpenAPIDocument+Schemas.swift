@@ -6,7 +6,7 @@ extension OpenAPIDocument {
         {
           "securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer", "description": "The token `POST /v1/riders` or `POST /v1/drivers` returned."},
-            "hypertrackSignature": {"type": "apiKey", "in": "header", "name": "x-hypertrack-signature", "description": "HMAC-SHA1 of the body with the webhook secret, as HyperTrack signs its webhooks."}
+            "hypertrackSignature": {"type": "apiKey", "in": "header", "name": "x-hypertrack-signature", "description": "Lowercase hex of HMAC-SHA256(webhook secret, raw body), as HyperTrack signs its webhooks."}
           },
           "responses": {
             "BadRequest": {"description": "The body is not JSON (or is empty).", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
