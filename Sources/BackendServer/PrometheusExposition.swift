@@ -35,7 +35,8 @@ public enum PrometheusExposition {
             name.unicodeScalars.map { scalar -> Character in
                 let allowed =
                     scalar.isASCII
-                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ":")
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_"
+                        || scalar == ":")
                 return allowed ? Character(scalar) : "_"
             }
         )
@@ -59,10 +60,23 @@ public enum PrometheusExposition {
 
     /// The database's delivery gauges: name, help, and the value of one function's backlog.
     static let backlogGauges: [(name: String, help: String, value: @Sendable (DeliveryAdmin.Backlog) -> Double)] = [
-        ("trigger_deliveries_pending", "Deliveries waiting to run (due or retrying), per function; read from the database.", { Double($0.pending) }),
-        ("trigger_deliveries_running", "Deliveries a worker holds a lease on, per function; read from the database.", { Double($0.running) }),
-        ("trigger_deliveries_dead", "Dead-lettered deliveries awaiting a replay, per function; read from the database, so it survives restarts.", { Double($0.dead) }),
-        ("trigger_deliveries_oldest_pending_age_seconds", "Age of the oldest pending or running delivery, per function (0 without one).", { $0.oldestPendingAge }),
+        (
+            "trigger_deliveries_pending",
+            "Deliveries waiting to run (due or retrying), per function; read from the database.", { Double($0.pending) }
+        ),
+        (
+            "trigger_deliveries_running", "Deliveries a worker holds a lease on, per function; read from the database.",
+            { Double($0.running) }
+        ),
+        (
+            "trigger_deliveries_dead",
+            "Dead-lettered deliveries awaiting a replay, per function; read from the database, so it survives restarts.",
+            { Double($0.dead) }
+        ),
+        (
+            "trigger_deliveries_oldest_pending_age_seconds",
+            "Age of the oldest pending or running delivery, per function (0 without one).", { $0.oldestPendingAge }
+        ),
     ]
 
     /// `/metrics`: the registry in Prometheus text exposition format 0.0.4 with a `# HELP` line before every

@@ -36,7 +36,11 @@ extension Backend {
         router.get("openapi.json") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try document.encoded())))
+            return Response(
+                status: .ok,
+                headers: headers,
+                body: .init(byteBuffer: ByteBuffer(bytes: try document.encoded()))
+            )
         }
         return router
     }

@@ -153,7 +153,10 @@ struct Events: AsyncParsableCommand {
 
 /// `--local-data`: where `ridesharing local` keeps `stack.json`.
 struct LocalStackOption: ParsableArguments {
-    @Option(name: .customLong("local-data"), help: "The local stack's data folder, whose stack.json names its database when none is configured.")
+    @Option(
+        name: .customLong("local-data"),
+        help: "The local stack's data folder, whose stack.json names its database when none is configured."
+    )
     var localData = ".local"
 
     /// The running stack's database URL, if `stack.json` is there and names one.

@@ -36,9 +36,16 @@ extension DeliveryAdmin {
             logger: self.logger
         )
         var result: [Backlog] = []
-        for try await (function, pending, running, dead, age) in rows.decode((String, Int64, Int64, Int64, Double).self) {
+        for try await (function, pending, running, dead, age) in rows.decode((String, Int64, Int64, Int64, Double).self)
+        {
             result.append(
-                Backlog(function: function, pending: Int(pending), running: Int(running), dead: Int(dead), oldestPendingAge: age)
+                Backlog(
+                    function: function,
+                    pending: Int(pending),
+                    running: Int(running),
+                    dead: Int(dead),
+                    oldestPendingAge: age
+                )
             )
         }
         return result

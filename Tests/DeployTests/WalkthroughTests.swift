@@ -9,7 +9,10 @@ import Testing
 struct WalkthroughTests {
     /// The bash block of the README between `<!-- walkthrough -->` and `<!-- /walkthrough -->`.
     static func script() throws -> String {
-        let readme = try String(contentsOf: ChildProcess.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(
+            contentsOf: ChildProcess.packageRoot.appendingPathComponent("README.md"),
+            encoding: .utf8
+        )
         guard let start = readme.range(of: "<!-- walkthrough -->\n```bash\n"),
             let end = readme.range(of: "```\n<!-- /walkthrough -->", range: start.upperBound..<readme.endIndex)
         else { throw ChildProcess.Failure(description: "README.md has no walkthrough block between its markers") }
@@ -19,13 +22,17 @@ struct WalkthroughTests {
     @Test("rider, two drivers on the map, book, accept, advance the clock, summary and share link")
     func walkthrough() async throws {
         let script = try Self.script()
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("walkthrough-\(UUID().uuidString)").path
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("walkthrough-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: data) }
         try await TestDatabase.shared.withDatabase(logger: Stack.logger) { _, configuration in
             let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
             let local = try ChildProcess(
                 "ridesharing",
-                ["local", "--database-url", url, "--port", "0", "--emulator-port", "0", "--clock-rate", "0", "--data", data],
+                [
+                    "local", "--database-url", url, "--port", "0", "--emulator-port", "0", "--clock-rate", "0",
+                    "--data", data,
+                ],
                 environment: ["LOG_FORMAT": "json", "LOG_LEVEL": "info", "WORKER_POLL_INTERVAL_MS": "200"],
                 name: "ridesharing local"
             )

@@ -48,7 +48,11 @@ public struct APIProblem: HTTPResponseError, Sendable, Equatable {
     }
     static func notFound(_ detail: String) -> APIProblem { APIProblem(.notFound, detail: detail) }
     static func conflict(_ detail: String) -> APIProblem { APIProblem(.conflict, detail: detail) }
-    static func methodNotAllowed(_ method: HTTPRequest.Method, path: String, allowed: [HTTPRequest.Method]) -> APIProblem {
+    static func methodNotAllowed(
+        _ method: HTTPRequest.Method,
+        path: String,
+        allowed: [HTTPRequest.Method]
+    ) -> APIProblem {
         var problem = APIProblem(
             .methodNotAllowed,
             detail: "\(method.rawValue) \(path): use \(allowed.map(\.rawValue).joined(separator: ", "))"

@@ -59,7 +59,8 @@ struct InputRulesTests {
                 mentioning: "pickup.address"
             )
             let order = try #require(
-                try await h.api.send(.POST, "/v1/orders", json: APITests.book, token: rider.token).json["id"].stringValue
+                try await h.api.send(.POST, "/v1/orders", json: APITests.book, token: rider.token).json["id"]
+                    .stringValue
             )
             let cancel = try await h.api.send(
                 .POST,
@@ -136,7 +137,10 @@ struct InputRulesTests {
         }
     }
 
-    @Test("a body that is not a JSON object is a 422 naming the body", arguments: ["[]", "[{\"name\":\"R\"}]", "null", "5"])
+    @Test(
+        "a body that is not a JSON object is a 422 naming the body",
+        arguments: ["[]", "[{\"name\":\"R\"}]", "null", "5"]
+    )
     func nonObjectBody(body: String) async throws {
         try await BackendHarness.with { h in
             let reply = try await h.api.send(.POST, "/v1/riders", rawBody: Data(body.utf8))

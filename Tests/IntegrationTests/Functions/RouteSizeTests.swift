@@ -22,7 +22,8 @@ struct RouteSizeTests {
         try await BackendHarness.with { h in
             let rider = try await h.api.rider()
             let order = try #require(
-                try await h.api.send(.POST, "/v1/orders", json: APITests.book, token: rider.token).json["id"].stringValue
+                try await h.api.send(.POST, "/v1/orders", json: APITests.book, token: rider.token).json["id"]
+                    .stringValue
             )
             let json = String(decoding: try JSONEncoder().encode(Self.route), as: UTF8.self)
             #expect(json.utf8.count > 300_000, "the full route is big: \(json.utf8.count) bytes")

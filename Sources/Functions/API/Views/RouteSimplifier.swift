@@ -26,7 +26,9 @@ enum RouteSimplifier {
         while kept.count < maximum, let best = spans.indices.max(by: { spans[$0].distance < spans[$1].distance }) {
             let span = spans.remove(at: best)
             kept.insert(span.farthest)
-            spans += [Self.span(span.start, span.farthest, xy), Self.span(span.farthest, span.end, xy)].compactMap { $0 }
+            spans += [Self.span(span.start, span.farthest, xy), Self.span(span.farthest, span.end, xy)].compactMap {
+                $0
+            }
         }
         return kept.sorted().map { points[$0] }
     }
