@@ -160,4 +160,9 @@ extension EmbeddedPostgres {
     public static func freeLoopbackPort() throws -> Int {
         try Shell.freePort()
     }
+
+    /// Whether nothing listens on `port` of 127.0.0.1 right now (the local stack reuses its last port when free).
+    public static func isFreeLoopbackPort(_ port: Int) -> Bool {
+        Shell.isFree(port)
+    }
 }
