@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import Prometheus
 import ServiceLifecycle
+import TriggerRuntime
 
 extension BackendComposition {
     /// The role's process as one Hummingbird application: the HTTP server of the role and, for roles with a worker,
@@ -89,7 +90,9 @@ extension BackendComposition {
                 logger: logger,
                 requiredMigrations: self.requiredMigrations
             )
-        router.get("metrics") { _, _ in PrometheusExposition.response(metrics) }
+        let admin = DeliveryAdmin(client: self.client, logger: logger)
+        router.get("metrics") { _, _ in await PrometheusExposition.response(metrics, admin: admin) }
+        Backend.answerWrongMethods(on: router)
         guard prepare else {
             return Application(
                 responder: ObservedResponder(inner: router.buildResponder()),

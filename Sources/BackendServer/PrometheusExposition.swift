@@ -1,6 +1,8 @@
+import Foundation
 import Hummingbird
 import NIOCore
 import Prometheus
+import TriggerRuntime
 
 /// The process's metrics in Prometheus terms: the factory the executable bootstraps swift-metrics with, and the
 /// `/metrics` response rendered from the same registry. The library never bootstraps anything itself.
@@ -33,7 +35,8 @@ public enum PrometheusExposition {
             name.unicodeScalars.map { scalar -> Character in
                 let allowed =
                     scalar.isASCII
-                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ":")
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_"
+                        || scalar == ":")
                 return allowed ? Character(scalar) : "_"
             }
         )
@@ -41,12 +44,87 @@ public enum PrometheusExposition {
         return result
     }
 
-    /// The registry in Prometheus text exposition format 0.0.4.
-    static func response(_ registry: PrometheusCollectorRegistry) -> Response {
-        Response(
+    /// What each metric the process records means, for its `# HELP` line (swift-metrics' API has no help text, so
+    /// the exposition adds it; a metric missing here gets a line naming its source, and `MetricsEndpointTests`
+    /// fails until one is written).
+    static let help: [String: String] = [
+        "trigger_captured": "Deliveries this worker claimed for their first attempt, per function.",
+        "trigger_invocations": "Function invocations this worker finished, per function and outcome.",
+        "trigger_invocation_duration": "Handler run time in seconds, its transaction included, per function.",
+        "trigger_lag": "Seconds from the writing transaction's commit to the handler's start, per function.",
+        "hb_requests": "HTTP requests served, per route, method and status.",
+        "hb_request_errors": "HTTP requests that failed with an error, per route and method.",
+        "http_server_request_duration": "HTTP request duration in seconds, per route, method and status.",
+        "http_server_active_requests": "HTTP requests being served now.",
+    ]
+
+    /// The database's delivery gauges: name, help, and the value of one function's backlog.
+    static let backlogGauges: [(name: String, help: String, value: @Sendable (DeliveryAdmin.Backlog) -> Double)] = [
+        (
+            "trigger_deliveries_pending",
+            "Deliveries waiting to run (due or retrying), per function; read from the database.", { Double($0.pending) }
+        ),
+        (
+            "trigger_deliveries_running", "Deliveries a worker holds a lease on, per function; read from the database.",
+            { Double($0.running) }
+        ),
+        (
+            "trigger_deliveries_dead",
+            "Dead-lettered deliveries awaiting a replay, per function; read from the database, so it survives restarts.",
+            { Double($0.dead) }
+        ),
+        (
+            "trigger_deliveries_oldest_pending_age_seconds",
+            "Age of the oldest pending or running delivery, per function (0 without one).", { $0.oldestPendingAge }
+        ),
+    ]
+
+    /// `/metrics`: the registry in Prometheus text exposition format 0.0.4 with a `# HELP` line before every
+    /// `# TYPE`, followed by the delivery gauges read from the database through `admin` (and
+    /// `trigger_deliveries_up`, 0 when that read failed, so a dead database does not look like an empty backlog).
+    static func response(_ registry: PrometheusCollectorRegistry, admin: DeliveryAdmin?) async -> Response {
+        var text = Self.withHelp(String(decoding: registry.emitToBuffer(), as: UTF8.self))
+        if let admin {
+            text += await Self.backlogText(admin)
+        }
+        return Response(
             status: .ok,
             headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer()))
+            body: .init(byteBuffer: ByteBuffer(string: text))
         )
+    }
+
+    /// `exposition` with `# HELP name …` inserted before each `# TYPE name …` that has none.
+    static func withHelp(_ exposition: String) -> String {
+        var lines: [Substring] = []
+        for line in exposition.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("# TYPE "), let name = line.split(separator: " ").dropFirst(2).first,
+                lines.last?.hasPrefix("# HELP \(name) ") != true
+            {
+                lines.append("# HELP \(name) \(Self.help[String(name)] ?? "\(name), recorded through swift-metrics.")")
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func backlogText(_ admin: DeliveryAdmin) async -> String {
+        var text = "# HELP trigger_deliveries_up Whether the delivery gauges below could be read from the database.\n"
+        text += "# TYPE trigger_deliveries_up gauge\n"
+        guard let backlog = try? await admin.backlog() else { return text + "trigger_deliveries_up 0\n" }
+        text += "trigger_deliveries_up 1\n"
+        for gauge in Self.backlogGauges {
+            text += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n"
+            for row in backlog {
+                text += "\(gauge.name){function=\"\(Self.escapeLabel(row.function))\"} \(gauge.value(row))\n"
+            }
+        }
+        return text
+    }
+
+    /// A label value as the text format requires: backslash, double quote and newline escaped.
+    static func escapeLabel(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
     }
 }

@@ -153,3 +153,16 @@ public struct EmbeddedPostgres: Sendable {
         "postgres://\(self.configuration.superuser)@127.0.0.1:\(self.port)/\(database)"
     }
 }
+
+extension EmbeddedPostgres {
+    /// A TCP port on 127.0.0.1 that was free a moment ago (what the server is started on when no port is given);
+    /// tests use it for a port nothing listens on.
+    public static func freeLoopbackPort() throws -> Int {
+        try Shell.freePort()
+    }
+
+    /// Whether nothing listens on `port` of 127.0.0.1 right now (the local stack reuses its last port when free).
+    public static func isFreeLoopbackPort(_ port: Int) -> Bool {
+        Shell.isFree(port)
+    }
+}

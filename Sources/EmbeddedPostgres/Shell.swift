@@ -78,14 +78,25 @@ enum Shell {
         try run("/bin/chown", ["-R", "\(serverUser):\(serverUser)", path], asServerUser: false)
     }
 
+    /// Whether `port` on 127.0.0.1 can be bound right now (nothing listens there).
+    static func isFree(_ port: Int) -> Bool {
+        guard (1...65535).contains(port) else { return false }
+        return (try? self.bound(port: port)) == port
+    }
+
     /// A TCP port on 127.0.0.1 that was free a moment ago.
     static func freePort() throws -> Int {
+        try self.bound(port: 0)
+    }
+
+    /// Binds a socket to `port` (0: any free one) on 127.0.0.1, closes it, and returns the port it had.
+    private static func bound(port: Int) throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw EmbeddedPostgresError(.commandFailed, "socket() failed: errno \(errno)") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

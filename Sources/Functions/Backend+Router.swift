@@ -1,10 +1,13 @@
+import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import PostgresNIO
 import TriggerRuntime
 
 extension Backend {
-    /// The HTTP API: `/v1` for the apps (bearer auth), `POST /v1/hypertrack/webhooks`, `/healthz` and `/readyz`.
+    /// The HTTP API: `/v1` for the apps (bearer auth), `POST /v1/hypertrack/webhooks`, `/healthz`, `/readyz` and
+    /// `/openapi.json` (``OpenAPIDocument``, the description of `/v1`).
     /// Every error is a JSON problem body `{status, title, detail}`.
     ///
     /// ```swift
@@ -30,6 +33,16 @@ extension Backend {
         let authenticated = v1.group().add(middleware: BearerAuthMiddleware(store: store))
         APIRoutes(store: store, configuration: self.configuration).register(public: v1, authenticated: authenticated)
         TripRoutes(store: store, configuration: self.configuration.trips).register(authenticated)
+        let document = OpenAPIDocument(configuration: self.configuration)
+        router.get("openapi.json") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(
+                status: .ok,
+                headers: headers,
+                body: .init(byteBuffer: ByteBuffer(bytes: try document.encoded()))
+            )
+        }
         return router
     }
 
@@ -49,5 +62,18 @@ extension Backend {
         router.add(middleware: ProblemMiddleware())
         HealthRoutes(client: client, migrations: requiredMigrations ?? self.migrations, logger: logger).register(router)
         return router
+    }
+}
+
+extension Backend {
+    /// Every route of ``makeRouter(client:logger:requiredMigrations:)`` as `"METHOD /path/{parameter}"`, read from the
+    /// router's own table (`Router.routes`): what `OpenAPITests` compares with ``OpenAPIDocument``. Nothing is
+    /// connected or served.
+    /// - Parameters:
+    ///   - client: A database client (not used until a request is served; it need not run).
+    ///   - logger: The router's logger.
+    /// - Returns: The routes, sorted.
+    public func routeList(client: PostgresClient, logger: Logger) -> [String] {
+        self.makeRouter(client: client, logger: logger).routes.map { "\($0.method.rawValue) \($0.path)" }.sorted()
     }
 }

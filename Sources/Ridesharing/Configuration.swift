@@ -25,6 +25,8 @@ struct Configuration: Sendable {
     }
 
     var database: Database
+    /// Where ``database`` came from, for messages that name it.
+    var databaseSource = "DATABASE_URL, POSTGRES_* or their defaults"
     var maximumConnections: Int
     var logLevel: Logger.Level
     /// `LOG_FORMAT` / `--log-format`: `text` (default) or `json` (one object per line).

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import LocalStack
 import Logging
+import PostgresNIO
 import TriggerRuntime
 
 /// `ridesharing events list|show|retry`.
@@ -14,6 +16,7 @@ struct Events: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List pending and dead deliveries, newest first.")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var local: LocalStackOption
 
         @Flag(help: "Only dead-lettered deliveries.")
         var dead = false
@@ -28,10 +31,10 @@ struct Events: AsyncParsableCommand {
         var limit = 50
 
         func run() async throws {
-            let (configuration, logger) = try await Events.setUp(self.global)
+            let (configuration, logger) = try await Events.setUp(self.global, self.local)
             let function = self.function.map { FunctionName($0) }
             let (dead, done, limit) = (self.dead, self.done, self.limit)
-            let records = try await configuration.withClient(logger: logger) { client in
+            let records = try await Events.withClient(configuration, logger: logger) { client in
                 try await DeliveryAdmin(client: client, channel: configuration.runtime.channel, logger: logger)
                     .list(dead: dead, function: function, includeDone: done, limit: limit)
             }
@@ -44,14 +47,15 @@ struct Events: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one delivery with its rows and last error.")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var local: LocalStackOption
 
         @Argument(help: "The delivery's id.")
         var id: Int64
 
         func run() async throws {
-            let (configuration, logger) = try await Events.setUp(self.global)
+            let (configuration, logger) = try await Events.setUp(self.global, self.local)
             let id = self.id
-            let record = try await configuration.withClient(logger: logger) { client in
+            let record = try await Events.withClient(configuration, logger: logger) { client in
                 try await DeliveryAdmin(client: client, channel: configuration.runtime.channel, logger: logger).show(id)
             }
             print(EventsFormat.detail(record))
@@ -62,6 +66,7 @@ struct Events: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Replay a dead delivery, or every dead one.")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var local: LocalStackOption
 
         @Argument(help: "The dead delivery's id.")
         var id: Int64?
@@ -80,9 +85,9 @@ struct Events: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let (configuration, logger) = try await Events.setUp(self.global)
+            let (configuration, logger) = try await Events.setUp(self.global, self.local)
             let (id, function) = (self.id, self.function.map { FunctionName($0) })
-            let message = try await configuration.withClient(logger: logger) { client in
+            let message = try await Events.withClient(configuration, logger: logger) { client in
                 let admin = DeliveryAdmin(client: client, channel: configuration.runtime.channel, logger: logger)
                 if let id {
                     try await admin.retry(id)
@@ -99,6 +104,7 @@ struct Events: AsyncParsableCommand {
             abstract: "List pending timers, earliest due first, after a count of timers and schedules.")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var local: LocalStackOption
 
         @Option(help: "Only this function's timers.")
         var function: String?
@@ -107,7 +113,7 @@ struct Events: AsyncParsableCommand {
         var limit = 50
 
         func run() async throws {
-            let (configuration, logger) = try await Events.setUp(self.global)
+            let (configuration, logger) = try await Events.setUp(self.global, self.local)
             let (function, limit) = (self.function.map { FunctionName($0) }, self.limit)
             let (summary, timers) = try await configuration.withClient(logger: logger) { client in
                 let admin = DeliveryAdmin(client: client, channel: configuration.runtime.channel, logger: logger)
@@ -123,9 +129,10 @@ struct Events: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the installed schedules and their next runs.")
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var local: LocalStackOption
 
         func run() async throws {
-            let (configuration, logger) = try await Events.setUp(self.global)
+            let (configuration, logger) = try await Events.setUp(self.global, self.local)
             let schedules = try await configuration.withClient(logger: logger) { client in
                 try await DeliveryAdmin(client: client, channel: configuration.runtime.channel, logger: logger)
                     .schedules()
@@ -135,9 +142,72 @@ struct Events: AsyncParsableCommand {
         }
     }
 
-    static func setUp(_ global: GlobalOptions) async throws -> (Configuration, Logger) {
-        let configuration = try Configuration(try await global.settings(), embeddedPostgres: global.embeddedPostgres)
+    /// The configuration and logger of an `events` command. When no database is configured at all (no
+    /// `--database-url`, `DATABASE_URL`, `POSTGRES_*` or settings file value: the defaults), the database of the
+    /// running `ridesharing local` is used, found through `<local-data>/stack.json` as `functions call` finds it:
+    /// the embedded PostgreSQL's port changes on every start, so a URL saved earlier goes stale.
+    static func setUp(_ global: GlobalOptions, _ local: LocalStackOption) async throws -> (Configuration, Logger) {
+        var configuration = try Configuration(try await global.settings(), embeddedPostgres: global.embeddedPostgres)
         Bootstrap.logging(configuration)
+        if configuration.database.isUnconfigured, let url = local.runningDatabaseURL() {
+            configuration.database = .url(url)
+            configuration.databaseSource = "the running local stack (\(LocalData.endpointsFile(local.localData)))"
+        }
         return (configuration, configuration.logger())
+    }
+
+    /// Runs `body` with a client once the database answers, or fails within ``connectTimeout`` with a message that
+    /// says which database was tried and how to point at another: PostgresClient itself retries a refused
+    /// connection forever (logging each attempt), which for a one-shot command looks like a hang.
+    static func withClient<T: Sendable>(
+        _ configuration: Configuration,
+        logger: Logger,
+        _ body: @escaping @Sendable (PostgresClient) async throws -> T
+    ) async throws -> T {
+        try await configuration.withClient(logger: logger) { client in
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await client.query("SELECT 1", logger: logger)
+                    return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: Self.connectTimeout)
+                    return false
+                }
+                let answered = try await group.next() ?? false
+                group.cancelAll()
+                guard answered else {
+                    throw Configuration.Invalid(
+                        description: """
+                            no database answers at \(configuration.database.redacted) (\(configuration.databaseSource)) \
+                            within \(Self.connectTimeout): start `swift run ridesharing local` (its stack.json is \
+                            found in .local, or --local-data), or give --database-url / DATABASE_URL
+                            """
+                    )
+                }
+            }
+            return try await body(client)
+        }
+    }
+
+    /// How long an `events` command waits for the database's first answer.
+    static let connectTimeout: Duration = .seconds(5)
+}
+
+/// `--local-data`: where `ridesharing local` keeps `stack.json`.
+struct LocalStackOption: ParsableArguments {
+    @Option(
+        name: .customLong("local-data"),
+        help: "The local stack's data folder, whose stack.json names its database when none is configured."
+    )
+    var localData = ".local"
+
+    /// The running stack's database URL, if `stack.json` is there and names one.
+    func runningDatabaseURL() -> String? {
+        let path = LocalData.endpointsFile(self.localData)
+        guard let data = FileManager.default.contents(atPath: path),
+            let endpoints = try? JSONDecoder().decode(LocalStack.Endpoints.self, from: data)
+        else { return nil }
+        return endpoints.databaseURL
     }
 }

@@ -34,8 +34,19 @@ enum LocalData {
         try FileManager.default.createDirectory(
             atPath: URL(fileURLWithPath: directory).deletingLastPathComponent().path, withIntermediateDirectories: true
         )
-        let server = try EmbeddedPostgres(configuration: .init(dataDirectory: directory), logger: logger)
+        // The port of the last start, kept beside the data directory, so that a URL saved from the banner or
+        // stack.json stays valid across restarts (a new free port each start made it stale); a new one when that
+        // port is taken now. Not writing the file only costs that: the next start picks a new port.
+        let portFile = directory + ".port"
+        let savedPort = (try? String(contentsOfFile: portFile, encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            .flatMap { EmbeddedPostgres.isFreeLoopbackPort($0) ? $0 : nil }
+        let server = try EmbeddedPostgres(
+            configuration: .init(dataDirectory: directory, port: savedPort),
+            logger: logger
+        )
         try server.start()
+        try? "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
         defer { server.stop() }
         var configuration = server.clientConfiguration(database: "postgres")
         configuration.options.maximumConnections = maximumConnections

@@ -12,7 +12,7 @@ struct LocalCommandTests {
     func localServesMetrics() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("local-metrics-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: data) }
-        try await TestDatabase.shared.withDatabase(logger: Stack.logger) { _, configuration in
+        try await TestDatabase.shared.withDatabase(logger: Stack.logger) { client, configuration in
             let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
             let local = try ChildProcess(
                 "ridesharing",
@@ -22,14 +22,14 @@ struct LocalCommandTests {
             )
             defer { local.kill() }
             do {
-                try await Self.check(local)
+                try await Self.check(local, client: client)
             } catch {
                 Issue.record("\(error); the output of local:\n\(local.output.suffix(30).joined(separator: "\n"))")
             }
         }
     }
 
-    static func check(_ local: ChildProcess) async throws {
+    static func check(_ local: ChildProcess, client: PostgresClient) async throws {
         let port = try await local.httpPort()
         let base = "http://127.0.0.1:\(port)"
         #expect(try await HTTP.send(.GET, "\(base)/healthz").status == 200)
@@ -47,9 +47,39 @@ struct LocalCommandTests {
         #expect(metrics.status == 200)
         #expect(RollingRestartTests.sum(metrics.body, "hb_requests", containing: "/v1/drivers") >= 1)
         #expect(metrics.body.contains(#"function="registerDriverDevice""#))
+        Self.expectHelp(metrics.body)
+        #expect(metrics.body.contains("trigger_deliveries_up 1"))
+        #expect(metrics.body.contains(#"trigger_deliveries_dead{function="completeTrip"} 0.0"#))
+
+        // The backlog gauges are the database's: a delivery dead-lettered by any process (here: written directly)
+        // is counted.
+        try await client.query(
+            """
+            INSERT INTO trigger_runtime.deliveries (function_name, table_name, operation, document_key, status,
+                                                    committed_at)
+            VALUES ('completeTrip', 'order_legs', 'update', 'x', 'dead', now() - interval '1 hour')
+            """,
+            logger: Stack.logger
+        )
+        let after = try await HTTP.send(.GET, "\(base)/metrics").body
+        #expect(after.contains(#"trigger_deliveries_dead{function="completeTrip"} 1.0"#), "\(after)")
+        #expect(after.contains(#"trigger_deliveries_pending{function="completeTrip"} 0.0"#))
 
         local.signal(SIGTERM)
         #expect(try await local.exitStatus() == 0, "local exits cleanly on SIGTERM: \(local.output.suffix(10))")
+    }
+
+    /// Every metric has a `# HELP` line right before its `# TYPE` line, with a text written for it.
+    static func expectHelp(_ body: String) {
+        let lines = body.split(separator: "\n")
+        let types = lines.indices.filter { lines[$0].hasPrefix("# TYPE ") }
+        #expect(types.count >= 8)
+        for index in types {
+            let name = lines[index].split(separator: " ")[2]
+            let help = index > 0 ? lines[index - 1] : ""
+            #expect(help.hasPrefix("# HELP \(name) "), "\(name) has no # HELP line")
+            #expect(!help.contains("recorded through swift-metrics"), "\(name) has no help text of its own")
+        }
     }
 
     /// Polls `condition` (across processes there is no event to await) with a generous deadline.

@@ -10,6 +10,8 @@ public struct APIProblem: HTTPResponseError, Sendable, Equatable {
     public var title: String
     /// What exactly went wrong, naming the offending field where there is one.
     public var detail: String
+    /// Headers the status calls for (`Allow` on a 405).
+    public var headers: HTTPFields = [:]
 
     /// Creates a problem.
     /// - Parameters:
@@ -34,7 +36,7 @@ public struct APIProblem: HTTPResponseError, Sendable, Equatable {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let data = try JSONEncoder().encode(Body(status: self.status.code, title: self.title, detail: self.detail))
-        var headers = HTTPFields()
+        var headers = self.headers
         headers[.contentType] = "application/problem+json"
         headers[.contentLength] = "\(data.count)"
         return Response(status: self.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
@@ -46,6 +48,18 @@ public struct APIProblem: HTTPResponseError, Sendable, Equatable {
     }
     static func notFound(_ detail: String) -> APIProblem { APIProblem(.notFound, detail: detail) }
     static func conflict(_ detail: String) -> APIProblem { APIProblem(.conflict, detail: detail) }
+    static func methodNotAllowed(
+        _ method: HTTPRequest.Method,
+        path: String,
+        allowed: [HTTPRequest.Method]
+    ) -> APIProblem {
+        var problem = APIProblem(
+            .methodNotAllowed,
+            detail: "\(method.rawValue) \(path): use \(allowed.map(\.rawValue).joined(separator: ", "))"
+        )
+        problem.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+        return problem
+    }
     static func forbidden(_ detail: String) -> APIProblem { APIProblem(.forbidden, detail: detail) }
     static let unauthorized = APIProblem(.unauthorized, detail: "a valid bearer token is required")
 }

@@ -71,6 +71,14 @@ struct APIRoutes: Sendable {
             }
             return order
         }
+        authenticated.get("orders/:id/route") { _, context in
+            let caller = try context.requireCaller()
+            let id = try Self.orderID(context)
+            guard let order = try await self.store.order(id: id, caller: caller) else {
+                throw APIProblem.notFound("order \(id) does not exist")
+            }
+            return OrderRouteView(order: order)
+        }
         self.registerDriverRoutes(authenticated)
     }
 

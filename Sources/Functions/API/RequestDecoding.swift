@@ -20,6 +20,10 @@ enum RequestDecoding {
             return try JSONDecoder().decode(type, from: data)
         } catch DecodingError.keyNotFound(let key, let context) {
             throw APIProblem.validation(Self.path(context.codingPath + [key]), "is required")
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+            throw APIProblem.validation("body", "must be a JSON object")
+        } catch DecodingError.valueNotFound(_, let context) where context.codingPath.isEmpty {
+            throw APIProblem.validation("body", "must be a JSON object")
         } catch DecodingError.valueNotFound(_, let context) {
             throw APIProblem.validation(Self.path(context.codingPath), "is required")
         } catch DecodingError.typeMismatch(let expected, let context) {
@@ -60,10 +64,23 @@ enum Validate {
         }
     }
 
+    /// A trimmed text field of `length` characters, counted as PostgreSQL's `length()` counts them: Unicode scalars,
+    /// not Swift's grapheme clusters (a family emoji is one `Character` and seven scalars; counting `Character`s let
+    /// a 200-emoji name through to the database's `CHECK (length(name) BETWEEN 1 AND 200)`, a 500). Control
+    /// characters (NUL, which PostgreSQL's `text` cannot hold at all, newlines, escapes) are refused anywhere in the
+    /// value: no field of this API is multi-line.
     static func text(_ value: String, field: String, length: ClosedRange<Int>) throws -> String {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard length.contains(trimmed.count) else {
-            throw APIProblem.validation(field, "must be \(length.lowerBound) to \(length.upperBound) characters")
+        if let control = trimmed.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let hex = String(control.value, radix: 16, uppercase: true)
+            let code = String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            throw APIProblem.validation(field, "must not contain control characters (found U+\(code))")
+        }
+        guard length.contains(trimmed.unicodeScalars.count) else {
+            throw APIProblem.validation(
+                field,
+                "must be \(length.lowerBound) to \(length.upperBound) characters (Unicode code points)"
+            )
         }
         return trimmed
     }

@@ -118,6 +118,55 @@ struct FunctionsShellTests {
         }
     }
 
+    /// The Firebase sample's `testData.json` style: nested rider/driver, `{latitude, longitude}` places, a
+    /// `trip_id` on the order and the status `"any"`.
+    static let firebasePayload = #"""
+        {"before": {"id": "6f1c2a9e-0b7d-4a55-9d1e-3c8f2b7a4e10", "status": "NEW",
+                    "rider": {"name": "Ria", "phone": "+49 30 1"},
+                    "pickup": {"latitude": 52.52, "longitude": 13.405}, "dropoff": {"latitude": 52.5, "longitude": 13.3}},
+         "after": {"id": "6f1c2a9e-0b7d-4a55-9d1e-3c8f2b7a4e10", "status": "any", "trip_id": "t-1",
+                   "driver": {"device_id": "D1", "name": "Dana"},
+                   "pickup": {"latitude": 52.52, "longitude": 13.405}, "dropoff": {"latitude": 52.5, "longitude": 13.3}}}
+        """#
+
+    @Test("a Firebase-style payload is refused with every change it needs at once, naming before and after; an update of an order that does not exist fails")
+    func firebasePayloads() async throws {
+        let logger = LocalStackTests.logger
+        try await TestDatabase.shared.withDatabase(logger: logger) { client, database in
+            try await LocalStackTests.withStack(
+                database: database, configuration: LocalStackTests.configuration(), logger: logger
+            ) { _ in
+                let function = try #require(Self.registry.function(named: "updateOrderStatus"))
+                let invocation = try FunctionsShell.parse(Data(Self.firebasePayload.utf8), for: function)
+                let before = try await Self.deliveryCount(client, logger)
+                let outcome = try await FunctionsShell.call(function, with: invocation, client: client, logger: logger)
+                #expect(!outcome.succeeded)
+                let error = outcome.error ?? ""
+                for expected in [
+                    "before.pickup: not a column of orders: write a place as pickup_lat, pickup_lng",
+                    "before.rider: not a column of orders: use rider_id",
+                    "before.rider_id: is required", "before.pickup_lat: is required",
+                    "after.driver: not a column of orders: use driver_id, the driver's users.id (`SELECT id FROM users WHERE device_id = 'D1'`)",
+                    "after.trip_id: orders have no trip_id",
+                    "after.dropoff: not a column", "after.status: \"any\" is not an order status",
+                ] {
+                    #expect(error.contains(expected), "missing \(expected) in \(error)")
+                }
+                #expect(error.contains("problems):"))
+                #expect(try await Self.deliveryCount(client, logger) == before)
+
+                // A well-formed update of an order that is not in the database: says so, changes nothing.
+                let example = try Data(contentsOf: Self.examples.appendingPathComponent("updateOrderStatus-accept.json"))
+                let missing = try await FunctionsShell.call(
+                    function, with: try FunctionsShell.parse(example, for: function), client: client, logger: logger
+                )
+                #expect(!missing.succeeded)
+                #expect(missing.error?.contains("has no row with id = 6f1c2a9e-0b7d-4a55-9d1e-3c8f2b7a4e10") == true, "\(missing.report)")
+                #expect(missing.logs.isEmpty, "the function did not run")
+            }
+        }
+    }
+
     static func deliveryCount(_ client: PostgresClient, _ logger: Logger) async throws -> Int {
         let rows = try await client.query(
             "SELECT (SELECT count(*) FROM trigger_runtime.deliveries) + (SELECT count(*) FROM trigger_runtime.done)",

@@ -8,12 +8,17 @@ import TriggerRuntime
 @Suite("ridesharing migrate and events", .timeLimit(.minutes(3)))
 struct CommandLineTests {
     /// Runs `ridesharing` with `arguments` and returns its exit status and output (stdout then stderr).
-    static func ridesharing(_ arguments: [String], environment: [String: String]) async throws -> (Int32, String) {
+    static func ridesharing(
+        _ arguments: [String],
+        environment: [String: String],
+        unset: Set<String> = []
+    ) async throws -> (Int32, String) {
         let executable = try WorkerProcess.locate().deletingLastPathComponent().appendingPathComponent("ridesharing")
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.filter { !unset.contains($0.key) }
+            .merging(environment) { $1 }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -109,5 +114,59 @@ struct CommandLineTests {
             #expect(levelStatus != 0)
             #expect(level.contains("LOG_LEVEL"))
         }
+    }
+
+    /// The variables that configure a database: unset, `events` falls back to the running local stack's.
+    static let databaseVariables: Set<String> = [
+        "DATABASE_URL", "POSTGRES_HOST", "POSTGRES_PORT", "POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB",
+        "CONFIG_FILE",
+    ]
+
+    @Test("events list without a database finds the running local stack through stack.json")
+    func eventsFindTheLocalStack() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: data) }
+        try await TestDatabase.shared.withDatabase { client, configuration in
+            let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
+            let (migrated, output) = try await Self.ridesharing(["migrate"], environment: ["DATABASE_URL": url])
+            #expect(migrated == 0, "\(output)")
+            try await client.query(
+                """
+                INSERT INTO trigger_runtime.deliveries (function_name, table_name, operation, document_key, status)
+                VALUES ('fromTheStack', 'public.orders', 'create', '9', 'dead')
+                """
+            )
+            // What `ridesharing local` writes while it runs.
+            let endpoints: [String: String] = [
+                "apiURL": "http://127.0.0.1:1", "webhookURL": "http://127.0.0.1:1/v1/hypertrack/webhooks",
+                "emulatorURL": "http://127.0.0.1:2", "accountID": "a", "secretKey": "s", "webhookSecret": "w",
+                "databaseURL": url,
+            ]
+            try JSONEncoder().encode(endpoints).write(to: data.appendingPathComponent("stack.json"))
+            let (status, list) = try await Self.ridesharing(
+                ["events", "list", "--local-data", data.path],
+                environment: ["LOG_LEVEL": "warning"],
+                unset: Self.databaseVariables
+            )
+            #expect(status == 0, "\(list)")
+            #expect(list.contains("fromTheStack"))
+        }
+    }
+
+    @Test("events list fails fast, naming the database, when none answers")
+    func eventsFailFast() async throws {
+        // A port nothing listens on: bound, then closed.
+        let socket = try EmbeddedPostgres.freeLoopbackPort()
+        let started = ContinuousClock.now
+        let (status, output) = try await Self.ridesharing(
+            ["events", "list", "--local-data", "/nonexistent-\(UUID().uuidString)"],
+            environment: ["POSTGRES_PORT": "\(socket)", "LOG_LEVEL": "warning"],
+            unset: Self.databaseVariables
+        )
+        #expect(status != 0)
+        #expect(output.contains("no database answers at postgres://postgres@127.0.0.1:\(socket)/postgres"), "\(output)")
+        #expect(output.contains("ridesharing local"))
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 }

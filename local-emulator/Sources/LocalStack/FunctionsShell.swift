@@ -159,6 +159,22 @@ public enum FunctionsShell {
                     logger: functionLogger,
                     transaction: connection
                 )
+                guard let trigger = function.trigger else {
+                    throw LocalStackError.invalidPayload("\(function.name) runs on timers or a schedule, not on row changes")
+                }
+                let problems = try await Self.problems(
+                    invocation,
+                    table: trigger.table,
+                    keyColumn: trigger.keyColumn,
+                    on: connection,
+                    logger: logger
+                )
+                guard problems.isEmpty else {
+                    throw LocalStackError.invalidPayload(
+                        "the payload does not fit \(trigger.table) (\(problems.count) problem"
+                            + (problems.count == 1 ? "" : "s") + "):\n  - " + problems.joined(separator: "\n  - ")
+                    )
+                }
                 try await function.invoke(before: invocation.before, after: invocation.after, context: context)
                 let captured = try await Self.captured(on: connection, logger: logger)
                 try await connection.query("COMMIT", logger: logger)

@@ -56,7 +56,7 @@ extension LocalStack {
         /// The database's URL, when the caller knows it (`nil` otherwise).
         public var databaseURL: String?
 
-        /// Every URL and credential, one per line, for a terminal.
+        /// Every URL and credential, one per line, and what to do next, for a terminal.
         public var banner: String {
             """
             HTTP API            \(self.apiURL)/v1   (ready: \(self.apiURL)/readyz)
@@ -66,6 +66,10 @@ extension LocalStack {
               secret key        \(self.secretKey)
               webhook secret    \(self.webhookSecret)
             Database            \(self.databaseURL ?? "(given by the caller)")
+
+            Next: the API is described at \(self.apiURL)/openapi.json; the README's "Five minutes with curl" books
+            and plays a ride. With --clock-rate 0 the emulator's time moves only when you say so:
+              curl -X POST \(self.emulatorURL)/_emulator/clock/advance -H 'content-type: application/json' -d '{"seconds": 60}'
             """
         }
     }

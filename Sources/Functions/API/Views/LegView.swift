@@ -14,8 +14,11 @@ public struct LegView: Codable, Sendable, Hashable {
     public var embedURL: String?
     /// Expected arrival at the destination.
     public var eta: Date?
-    /// The planned route as `[lng, lat]` pairs.
+    /// The planned route as `[lng, lat]` pairs, simplified to at most 50 points (``RouteSimplifier``); the full
+    /// polyline is `GET /v1/orders/{id}/route`.
     public var route: [[Double]]?
+    /// The full planned route, for `GET /v1/orders/{id}/route` (never encoded in an order).
+    var plannedRoute: [[Double]]? = nil
     /// When the driver arrived at the destination.
     public var arrivedAt: Date?
     /// Metres travelled, once the trip completed.
@@ -32,7 +35,8 @@ public struct LegView: Codable, Sendable, Hashable {
         self.shareURL = row.shareURL
         self.embedURL = row.embedURL
         self.eta = row.eta
-        self.route = row.estimateRoute
+        self.route = row.estimateRoute.map { RouteSimplifier.simplify($0) }
+        self.plannedRoute = row.estimateRoute
         self.arrivedAt = row.arrivedAt
         self.distance = row.distance
         self.duration = row.duration
