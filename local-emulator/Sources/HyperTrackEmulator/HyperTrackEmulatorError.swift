@@ -10,6 +10,7 @@ public struct HyperTrackEmulatorError: Error, Sendable, Equatable, CustomStringC
             case stateExport = "state_export"
             case stateImport = "state_import"
             case invalidFault = "invalid_fault"
+            case deviceNotFound = "device_not_found"
         }
 
         private let base: Base
@@ -25,6 +26,8 @@ public struct HyperTrackEmulatorError: Error, Sendable, Equatable, CustomStringC
         public static let stateImport = Code(.stateImport)
         /// A fault's fields are out of range.
         public static let invalidFault = Code(.invalidFault)
+        /// No device has this id.
+        public static let deviceNotFound = Code(.deviceNotFound)
 
         /// A stable snake_case name, usable as a metric label.
         public var description: String { self.base.rawValue }

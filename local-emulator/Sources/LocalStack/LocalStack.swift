@@ -128,6 +128,7 @@ public struct LocalStack: Service {
         emulator.webhookSecret = self.configuration.webhookSecret
         emulator.clock = self.configuration.clock
         emulator.speed = self.configuration.driverSpeed
+        emulator.options.autoCreateDevices = self.configuration.emulatorCreatesDevices
         if let directory = self.configuration.emulatorStateDirectory {
             emulator.options.exportDirectory = directory
             let state = URL(fileURLWithPath: directory).appendingPathComponent("state.json").path

@@ -53,7 +53,8 @@ actor Engine {
         return device
     }
 
-    /// The device, created at a default position when unknown and auto-creation is on.
+    /// The device, created at a default position when unknown and ``HyperTrackEmulator/Options/autoCreateDevices``
+    /// is on; otherwise a 404 `device_not_found`, as HyperTrack answers for a device no SDK registered.
     func deviceForUse(_ id: String) throws(APIProblem) -> DeviceRecord {
         if let device = state.devices[id] { return device }
         guard options.autoCreateDevices else { throw .deviceNotFound(id) }
@@ -81,13 +82,19 @@ actor Engine {
     }
 
     /// Registers or moves a device (`POST /_emulator/devices`). An existing device keeps its trips.
-    func registerDevice(id: String, name: String?, position: Coordinate?, metadata: JSON?) -> JSON {
+    /// - Parameter tracking: starts (`true`) or stops (`false`) tracking as the SDK would; `nil` keeps an existing
+    ///   device's tracking and starts a new one's (a phone placed on the map is a driver with the app open).
+    func registerDevice(id: String, name: String?, position: Coordinate?, metadata: JSON?, tracking: Bool?) -> JSON {
+        var moved = false
+        let isNew = state.devices[id] == nil
         if var device = state.devices[id] {
             if let name { device.name = name }
             if let metadata { device.metadata = metadata }
             if let position {
+                moved = true
                 device.position = position
                 device.motion = nil
+                device.speed = 0
                 device.lastRecordedAt = now
                 device.record(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
             }
@@ -95,6 +102,11 @@ actor Engine {
         } else {
             addDevice(id: id, name: name, position: position ?? defaultPosition(for: id), metadata: metadata ?? .null)
         }
+        if let tracking = tracking ?? (isNew ? true : nil) {
+            state.devices[id]!.startedExplicitly = tracking
+            state.devices[id]!.stoppedExplicitly = !tracking
+        }
+        enqueueEvents(reportChanges(of: id, moved: moved))
         return renderDevice(state.devices[id]!)
     }
 

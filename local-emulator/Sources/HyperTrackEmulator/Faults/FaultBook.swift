@@ -7,8 +7,12 @@ struct FaultBook: Sendable {
         case dropWebhooks = "drop_webhooks"
         case duplicateWebhooks = "duplicate_webhooks"
         case reorderWebhooks = "reorder_webhooks"
+        case delayWebhooks = "delay_webhooks"
+        case replayWebhooks = "replay_webhooks"
 
-        var isWebhookFault: Bool { [.dropWebhooks, .duplicateWebhooks, .reorderWebhooks].contains(self) }
+        var isWebhookFault: Bool {
+            [.dropWebhooks, .duplicateWebhooks, .reorderWebhooks, .delayWebhooks, .replayWebhooks].contains(self)
+        }
     }
 
     struct Rule: Sendable {
@@ -22,6 +26,8 @@ struct FaultBook: Sendable {
         var retryAfter: Int
         var latencyMilliseconds: Int
         var eventType: String?
+        /// Emulated seconds a delayed delivery waits, or after which a replay follows its original.
+        var delaySeconds: Double = 0
         var fired = 0
 
         var json: JSON {
@@ -30,7 +36,8 @@ struct FaultBook: Sendable {
                 "path": .string("/" + path.joined(separator: "/")), "status": .number(Double(status)),
                 "rate": .number(rate), "remaining": remaining.map { .number(Double($0)) } ?? .null,
                 "retry_after": .number(Double(retryAfter)), "latency_ms": .number(Double(latencyMilliseconds)),
-                "event_type": eventType.json, "fired": .number(Double(fired)),
+                "event_type": eventType.json, "delay_seconds": .number(delaySeconds),
+                "fired": .number(Double(fired)),
             ]
         }
     }
@@ -50,7 +57,10 @@ struct FaultBook: Sendable {
     /// Parses and adds a rule; see the README for the fields.
     mutating func add(_ body: JSON) throws(APIProblem) -> JSON {
         guard let fields = body.objectValue else { throw .wrongContentFormat("The body must be a JSON object") }
-        let known = ["kind", "method", "path", "status", "rate", "count", "retry_after", "latency_ms", "event_type"]
+        let known = [
+            "kind", "method", "path", "status", "rate", "count", "retry_after", "latency_ms", "event_type",
+            "delay_seconds",
+        ]
         for key in fields.keys where !known.contains(key) { throw .invalid(key, "unknown field") }
         guard let kind = fields["kind"]?.stringValue.flatMap(Kind.init(rawValue:)) else {
             throw .invalid("kind", "one of " + Kind.allCases.map(\.rawValue).joined(separator: ", "))
@@ -73,10 +83,17 @@ struct FaultBook: Sendable {
         guard retryAfter >= 0 else { throw .invalid("retry_after", "seconds >= 0") }
         let latency = fields["latency_ms"]?.doubleValue.map { Int($0) } ?? (kind == .latency ? 100 : 0)
         guard (0...60_000).contains(latency) else { throw .invalid("latency_ms", "must be 0...60000") }
-        let rule = Rule(
+        if let raw = fields["delay_seconds"], raw.doubleValue == nil { throw .invalid("delay_seconds", "seconds") }
+        let delay = fields["delay_seconds"]?.doubleValue ?? (kind == .delayWebhooks ? 60 : 0)
+        guard (0...31 * 86_400).contains(delay) else { throw .invalid("delay_seconds", "must be 0...2678400") }
+        if let type = fields["event_type"], type.stringValue == nil, !type.isNull {
+            throw .invalid("event_type", "must be a string")
+        }
+        var rule = Rule(
             id: "fault-\(nextID)", kind: kind, method: method == "*" ? nil : method,
             path: pattern.split(separator: "/"), status: status, rate: rate, remaining: remaining,
             retryAfter: retryAfter, latencyMilliseconds: latency, eventType: fields["event_type"]?.stringValue)
+        rule.delaySeconds = delay
         nextID += 1
         rules.append(rule)
         return rule.json
@@ -111,11 +128,11 @@ struct FaultBook: Sendable {
         return outcome
     }
 
-    /// The webhook fault a delivery meets, if any.
-    mutating func webhookFault(eventTypes: [String]) -> Kind? {
+    /// The webhook fault a delivery meets, if any (the first matching rule that fires).
+    mutating func webhookFault(eventTypes: [String]) -> Rule? {
         for index in rules.indices where rules[index].kind.isWebhookFault {
             if let type = rules[index].eventType, !eventTypes.contains(type) { continue }
-            if fire(index) { return rules[index].kind }
+            if fire(index) { return rules[index] }
         }
         return nil
     }
