@@ -178,6 +178,11 @@ struct DeviceReportingTests {
             let devices = try await client.get("/devices")
             #expect(trip.status == 201 && patch.status == 204)
             #expect(devices.array.map { $0["device_id"] as? String } == ["X", "Y"])
+            // A device created by a write does not track; placing it (the driver opens the app) starts it.
+            let y = try await client.get("/devices/Y").object
+            #expect((y["device_status"] as? [String: Any])?["value"] as? String == "inactive")
+            let placed = try await client.post("/_emulator/devices", #"{"device_id":"Y","position":[1,2]}"#)
+            #expect((placed.object["device_status"] as? [String: Any])?["value"] as? String == "active")
         }
     }
 }

@@ -28,7 +28,8 @@ extension HyperTrackEmulator {
     ///   - longitude: degrees.
     ///   - latitude: degrees.
     ///   - tracking: start (`true`) or stop (`false`) tracking, as the driver app would; `nil` (the default)
-    ///     starts a new device and leaves an existing one as it is.
+    ///     starts a device that never reported (a new one, or one created by a write) and leaves one that did as
+    ///     it is.
     public func registerDevice(
         id: String, name: String? = nil, longitude: Double, latitude: Double, tracking: Bool? = nil
     ) async {

@@ -82,11 +82,12 @@ actor Engine {
     }
 
     /// Registers or moves a device (`POST /_emulator/devices`). An existing device keeps its trips.
-    /// - Parameter tracking: starts (`true`) or stops (`false`) tracking as the SDK would; `nil` keeps an existing
-    ///   device's tracking and starts a new one's (a phone placed on the map is a driver with the app open).
+    /// - Parameter tracking: starts (`true`) or stops (`false`) tracking as the SDK would; `nil` starts a device that
+    ///   never reported (new, or created by a write with ``HyperTrackEmulator/Options/autoCreateDevices``: a phone
+    ///   placed on the map is a driver with the app open) and keeps the tracking of one that did.
     func registerDevice(id: String, name: String?, position: Coordinate?, metadata: JSON?, tracking: Bool?) -> JSON {
         var moved = false
-        let isNew = state.devices[id] == nil
+        let neverReported = state.devices[id]?.reportedStatus == nil
         if var device = state.devices[id] {
             if let name { device.name = name }
             if let metadata { device.metadata = metadata }
@@ -102,7 +103,7 @@ actor Engine {
         } else {
             addDevice(id: id, name: name, position: position ?? defaultPosition(for: id), metadata: metadata ?? .null)
         }
-        if let tracking = tracking ?? (isNew ? true : nil) {
+        if let tracking = tracking ?? (neverReported ? true : nil) {
             state.devices[id]!.startedExplicitly = tracking
             state.devices[id]!.stoppedExplicitly = !tracking
         }
