@@ -96,4 +96,27 @@ struct WebhookFaultTests {
             #expect(bad?.code == .invalidFault)
         }
     }
+
+    @Test("for_seconds: a rule fires only for that much emulated time (a 30-minute 503 outage ends by itself)")
+    func outageWindow() async throws {
+        try await withEmulator(configure: quiet) { emulator, client, _ in
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
+            let rule = try await client.post(
+                "/_emulator/faults", #"{"kind":"http_error","status":503,"path":"/trips/**","for_seconds":1800}"#)
+            #expect(rule.status == 201 && rule.object["expires_at"] is String)
+            #expect(try await client.post("/trips", #"{"device_id":"D1"}"#).status == 503)
+            try await client.advance(1799)
+            #expect(try await client.get("/trips").status == 503)
+            try await client.advance(1)
+            #expect(try await client.post("/trips", #"{"device_id":"D1"}"#).status == 201)
+            try await emulator.addFault(.dropWebhooks().lasting(seconds: 60))
+            _ = try await client.createTrip(device: "D1", to: nil)
+            try await client.advance(60)
+            _ = try await client.createTrip(device: "D1", to: nil)
+            try await client.advance(0)
+            // The drop is logged at once; the trip made at 1800 s before the rule and the one at 1860 s are sent.
+            #expect(await emulator.webhookDeliveries().map(\.outcome) == [.dropped, .delivered, .delivered])
+            #expect(try await client.post("/_emulator/faults", #"{"kind":"latency","for_seconds":0}"#).status == 400)
+        }
+    }
 }

@@ -7,7 +7,7 @@ extension Engine {
     func enqueueEvents(_ events: [JSON]) {
         guard !events.isEmpty else { return }
         let types = events.compactMap { $0["type"]?.stringValue }
-        guard let rule = faults.webhookFault(eventTypes: types) else {
+        guard let rule = faults.webhookFault(eventTypes: types, now: now) else {
             webhooks.schedule(pendingAttempt(events))
             return
         }

@@ -156,10 +156,10 @@ actor Engine {
 }
 
 extension Engine {
-    func addFault(_ body: JSON) throws(APIProblem) -> JSON { try faults.add(body) }
+    func addFault(_ body: JSON) throws(APIProblem) -> JSON { try faults.add(body, now: now) }
     func clearFaults() { faults.clear() }
     func listFaults() -> JSON { faults.json }
     func httpFaultOutcome(method: String, path: [Substring]) -> FaultBook.HTTPOutcome {
-        faults.httpOutcome(method: method, path: path)
+        faults.httpOutcome(method: method, path: path, now: now)
     }
 }

@@ -88,4 +88,12 @@ public struct Fault: Sendable {
         if let eventType { extra["event_type"] = .string(eventType) }
         return make("replay_webhooks", rate: rate, count: count, extra: extra)
     }
+
+    /// The same rule, firing only during the next `seconds` of **emulated** time (from when it is added), e.g.
+    /// `.httpError(status: 503).lasting(seconds: 1800)` for a 30-minute outage on a manual clock.
+    public func lasting(seconds: Double) -> Fault {
+        guard case .object(var fields) = json else { return self }
+        fields["for_seconds"] = .number(seconds)
+        return Fault(json: .object(fields))
+    }
 }

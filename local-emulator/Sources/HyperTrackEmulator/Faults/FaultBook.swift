@@ -1,3 +1,5 @@
+import Foundation
+
 /// Faults switched on through `POST /_emulator/faults`, drawn with a seeded generator so runs repeat.
 struct FaultBook: Sendable {
     enum Kind: String, Codable, Sendable, CaseIterable {
@@ -28,6 +30,8 @@ struct FaultBook: Sendable {
         var eventType: String?
         /// Emulated seconds a delayed delivery waits, or after which a replay follows its original.
         var delaySeconds: Double = 0
+        /// The emulated time after which the rule no longer fires (`for_seconds` after it was added).
+        var expiresAt: Date?
         var fired = 0
 
         var json: JSON {
@@ -37,7 +41,7 @@ struct FaultBook: Sendable {
                 "rate": .number(rate), "remaining": remaining.map { .number(Double($0)) } ?? .null,
                 "retry_after": .number(Double(retryAfter)), "latency_ms": .number(Double(latencyMilliseconds)),
                 "event_type": eventType.json, "delay_seconds": .number(delaySeconds),
-                "fired": .number(Double(fired)),
+                "expires_at": expiresAt.map { Timestamp.json($0) } ?? .null, "fired": .number(Double(fired)),
             ]
         }
     }
@@ -54,12 +58,12 @@ struct FaultBook: Sendable {
 
     init(seed: UInt64) { self.random = SplitMix64(seed: seed ^ 0x4641_554C_5453) }
 
-    /// Parses and adds a rule; see the README for the fields.
-    mutating func add(_ body: JSON) throws(APIProblem) -> JSON {
+    /// Parses and adds a rule at emulated time `now`; see the README for the fields.
+    mutating func add(_ body: JSON, now: Date) throws(APIProblem) -> JSON {
         guard let fields = body.objectValue else { throw .wrongContentFormat("The body must be a JSON object") }
         let known = [
             "kind", "method", "path", "status", "rate", "count", "retry_after", "latency_ms", "event_type",
-            "delay_seconds",
+            "delay_seconds", "for_seconds",
         ]
         for key in fields.keys where !known.contains(key) { throw .invalid(key, "unknown field") }
         guard let kind = fields["kind"]?.stringValue.flatMap(Kind.init(rawValue:)) else {
@@ -89,11 +93,19 @@ struct FaultBook: Sendable {
         if let type = fields["event_type"], type.stringValue == nil, !type.isNull {
             throw .invalid("event_type", "must be a string")
         }
+        var expiresAt: Date?
+        if let raw = fields["for_seconds"], !raw.isNull {
+            guard let seconds = raw.doubleValue, seconds > 0, seconds <= 31 * 86_400 else {
+                throw .invalid("for_seconds", "seconds in (0, 2678400] or null (for ever)")
+            }
+            expiresAt = now.addingTimeInterval(seconds)
+        }
         var rule = Rule(
             id: "fault-\(nextID)", kind: kind, method: method == "*" ? nil : method,
             path: pattern.split(separator: "/"), status: status, rate: rate, remaining: remaining,
             retryAfter: retryAfter, latencyMilliseconds: latency, eventType: fields["event_type"]?.stringValue)
         rule.delaySeconds = delay
+        rule.expiresAt = expiresAt
         nextID += 1
         rules.append(rule)
         return rule.json
@@ -104,12 +116,12 @@ struct FaultBook: Sendable {
     var json: JSON { ["data": .array(rules.map(\.json))] }
 
     /// Draws the faults a request meets (each matching rule fires at its rate while it has count left).
-    mutating func httpOutcome(method: String, path: [Substring]) -> HTTPOutcome {
+    mutating func httpOutcome(method: String, path: [Substring], now: Date) -> HTTPOutcome {
         var outcome = HTTPOutcome()
         for index in rules.indices where !rules[index].kind.isWebhookFault {
             guard outcome.problem == nil || rules[index].kind == .latency,
                 rules[index].method == nil || rules[index].method == method,
-                Self.matches(rules[index].path, path), fire(index)
+                Self.matches(rules[index].path, path), fire(index, now: now)
             else { continue }
             let rule = rules[index]
             switch rule.kind {
@@ -129,16 +141,17 @@ struct FaultBook: Sendable {
     }
 
     /// The webhook fault a delivery meets, if any (the first matching rule that fires).
-    mutating func webhookFault(eventTypes: [String]) -> Rule? {
+    mutating func webhookFault(eventTypes: [String], now: Date) -> Rule? {
         for index in rules.indices where rules[index].kind.isWebhookFault {
             if let type = rules[index].eventType, !eventTypes.contains(type) { continue }
-            if fire(index) { return rules[index] }
+            if fire(index, now: now) { return rules[index] }
         }
         return nil
     }
 
-    private mutating func fire(_ index: Int) -> Bool {
+    private mutating func fire(_ index: Int, now: Date) -> Bool {
         if let remaining = rules[index].remaining, remaining <= 0 { return false }
+        if let expiresAt = rules[index].expiresAt, now >= expiresAt { return false }
         if rules[index].rate < 1, random.unit() >= rules[index].rate { return false }
         if let remaining = rules[index].remaining { rules[index].remaining = remaining - 1 }
         rules[index].fired += 1
