@@ -42,7 +42,17 @@ public struct RegisterDriverDevice: TriggerFunction {
             throw FunctionsError.malformedRow("\(Self.name) needs the user after the change")
         }
         guard user.role == .driver, let deviceID = user.deviceID else { return }
-        try await self.tracking.updateDevice(id: deviceID, name: user.name, metadata: Self.metadata(of: user))
+        do {
+            try await self.tracking.updateDevice(id: deviceID, name: user.name, metadata: Self.metadata(of: user))
+        } catch let error as HyperTrackAPIError where error.status == 404 {
+            // HyperTrack does not know the device (yet): no retry can name it, and an hour of retries would only
+            // end in the dead letters. The next change of the driver's profile tries again.
+            context.logger.warning(
+                "HyperTrack does not know the driver's device; it was not named",
+                metadata: ["device_id": "\(deviceID)", "error": "\(error)"]
+            )
+            return
+        }
         context.logger.info("device registered", metadata: ["device_id": "\(deviceID)"])
     }
 }

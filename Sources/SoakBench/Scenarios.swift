@@ -28,7 +28,7 @@ struct ServicesScenario {
             arguments: [
                 "--port", "\(emulatorPort)", "--account-id", "soak-account", "--secret-key", "soak-secret",
                 "--webhook-url", "http://127.0.0.1:\(apiPort)/v1/hypertrack/webhooks/\(secret)", "--webhook-secret", secret,
-                "--log-level", "warning",
+                "--log-level", "warning", "--create-devices",  // drivers sign up with made-up device ids
             ],
             environment: [:], readyMarker: "hypertrack-emulator listening on", logDirectory: directory
         )

@@ -29,6 +29,9 @@ struct RideFlowRestartTests {
         // 30 emulated seconds per second at 10 m/s: the 330 m to the pickup take about a second, the 900 m ride
         // about three; the phones report every 5 emulated seconds.
         emulator.clock = .scaled(rate: 30)
+        // The audit needs a quiet end: a phone that stands still would otherwise report every 30 emulated seconds
+        // (one real second here) for ever, and each report is work captured after the outbox was found drained.
+        emulator.options.locationReportInterval = nil
         try await Stack.withAPIFirst(emulator: emulator) { stack, _, apiPort in
             try await RideAudit.install(stack)
             // Trip calls take 200 ms, so SIGTERM lands while handlers are running.

@@ -52,7 +52,9 @@ struct Stack: Sendable {
     static func with(_ body: @escaping @Sendable (Stack) async throws -> Void) async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, configuration in
             let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
-            let emulatorConfiguration = HyperTrackEmulator.Configuration()
+            var emulatorConfiguration = HyperTrackEmulator.Configuration()
+            // Drivers sign up with device ids no phone registered; the worker names them on the emulator.
+            emulatorConfiguration.options.autoCreateDevices = true
             let emulator = try HyperTrackEmulator(configuration: emulatorConfiguration, logger: Self.logger)
             try await ServiceGroup.withRunning([emulator], logger: Self.logger) {
                 let base = try await emulator.baseURL()

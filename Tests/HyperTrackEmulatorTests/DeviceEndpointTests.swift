@@ -29,7 +29,7 @@ struct DeviceEndpointTests {
     @Test("device object; PATCH name/metadata and start/stop answer 2xx with empty bodies")
     func deviceCommands() async throws {
         try await withEmulator { emulator, client, _ in
-            await emulator.registerDevice(id: "D1", longitude: -122.4, latitude: 37.7)
+            await emulator.registerDevice(id: "D1", longitude: -122.4, latitude: 37.7, tracking: false)
             let device = try await client.get("/devices/D1/")
             #expect(device.status == 200)
             for key in ["device_id", "location", "device_status", "views", "battery", "device_info", "registered_at", "metadata"] {
@@ -123,7 +123,7 @@ struct DeviceEndpointTests {
     @Test("with nearbyDelay 0 a nearby request is completed at once")
     func nearbyImmediate() async throws {
         try await withEmulator(configure: { $0.options.nearbyDelay = 0 }) { emulator, client, _ in
-            await emulator.registerDevice(id: "n1", longitude: 10, latitude: 50)
+            await emulator.registerDevice(id: "n1", longitude: 10, latitude: 50, tracking: false)
             let request = try await client.post(
                 "/devices/nearby", #"{"location":{"type":"Point","coordinates":[10,50.001]},"radius":500}"#)
             let results = try await client.get(try #require(request.object["request_url"] as? String))

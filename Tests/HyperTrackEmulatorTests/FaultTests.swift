@@ -7,7 +7,8 @@ import Testing
 struct FaultTests {
     @Test("http_error fails matching requests for `count` times, then the endpoint works again")
     func httpErrorCount() async throws {
-        try await withEmulator { _, client, _ in
+        try await withEmulator { emulator, client, _ in
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
             let fault = try await client.post(
                 "/_emulator/faults", #"{"kind":"http_error","method":"POST","path":"/trips","status":503,"count":2}"#)
             #expect(fault.status == 201)
@@ -26,7 +27,8 @@ struct FaultTests {
     @Test("a rate below 1 fails a deterministic subset (same seed → same subset)")
     func rateIsSeeded() async throws {
         func pattern() async throws -> [Int] {
-            try await withEmulator { _, client, _ in
+            try await withEmulator { emulator, client, _ in
+                await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
                 _ = try await client.post(
                     "/_emulator/faults", #"{"kind":"http_error","path":"/devices/*","status":500,"rate":0.5}"#)
                 var statuses: [Int] = []
@@ -74,6 +76,7 @@ struct FaultTests {
     func dropWebhooks() async throws {
         try await withEmulator { emulator, client, receiver in
             var webhooks = receiver.stream.makeAsyncIterator()
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
             _ = try await client.post("/_emulator/faults", #"{"kind":"drop_webhooks","count":1}"#)
             _ = try await client.createTrip(device: "D1", to: nil, metadata: #"{"n":1}"#)
             _ = try await client.createTrip(device: "D1", to: nil, metadata: #"{"n":2}"#)
@@ -87,8 +90,9 @@ struct FaultTests {
 
     @Test("duplicate_webhooks sends one delivery twice with the same message id")
     func duplicateWebhooks() async throws {
-        try await withEmulator { _, client, receiver in
+        try await withEmulator { emulator, client, receiver in
             var webhooks = receiver.stream.makeAsyncIterator()
+            try await tracking("D1", emulator, client, &webhooks)
             _ = try await client.post("/_emulator/faults", #"{"kind":"duplicate_webhooks","count":1,"event_type":"trip"}"#)
             _ = try await client.createTrip(device: "D1", to: nil)
             try await client.advance(0)
@@ -100,8 +104,9 @@ struct FaultTests {
 
     @Test("reorder_webhooks delivers a delivery after the next one")
     func reorderWebhooks() async throws {
-        try await withEmulator { _, client, receiver in
+        try await withEmulator { emulator, client, receiver in
             var webhooks = receiver.stream.makeAsyncIterator()
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
             _ = try await client.post("/_emulator/faults", #"{"kind":"reorder_webhooks","count":1}"#)
             _ = try await client.createTrip(device: "D1", to: nil, metadata: #"{"n":1}"#)
             _ = try await client.createTrip(device: "D1", to: nil, metadata: #"{"n":2}"#)
@@ -118,6 +123,7 @@ struct FaultTests {
     func typedFaults() async throws {
         try await withEmulator { emulator, client, receiver in
             var webhooks = receiver.stream.makeAsyncIterator()
+            try await tracking("D1", emulator, client, &webhooks)
             try await emulator.addFault(.httpError(status: 502, method: "POST", path: "/trips/*/complete", count: 1))
             try await emulator.addFault(.duplicateWebhooks(eventType: "trip", count: 1))
             let trip = try await client.createTrip(device: "D1", to: nil)

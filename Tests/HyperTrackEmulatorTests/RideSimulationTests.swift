@@ -8,7 +8,9 @@ struct RideSimulationTests {
     func wholeRide() async throws {
         try await withEmulator(configure: { $0.webhookSecret = "whsec-test" }) { emulator, client, receiver in
             var webhooks = receiver.stream.makeAsyncIterator()
-            await emulator.registerDevice(id: "D1", name: "Ann", longitude: -122.42, latitude: 37.77)
+            // Not tracking yet: the trip starts tracking, so its `created` event and the phone's first reports
+            // (`device_status` active/drive, a location) travel in one delivery.
+            await emulator.registerDevice(id: "D1", name: "Ann", longitude: -122.42, latitude: 37.77, tracking: false)
             let trip = try await client.createTrip(
                 device: "D1", to: (-122.41, 37.78), metadata: #"{"order_id":"A1","leg":"pickup"}"#)
             let tripID = try #require(trip["trip_id"] as? String)
@@ -25,6 +27,7 @@ struct RideSimulationTests {
             let created = await webhooks.next(1)
             #expect(created[0].events.first?["type"] as? String == "trip")
             #expect((created[0].events.first?["data"] as? [String: Any])?["value"] as? String == "created")
+            #expect(created[0].events.map { $0["type"] as? String } == ["trip", "device_status", "location"])
 
             // Drive for 10 minutes of emulated time: locations every 5 s until arrival.
             let advanced = try await client.advance(600)

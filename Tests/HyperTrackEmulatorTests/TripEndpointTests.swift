@@ -7,7 +7,8 @@ import Testing
 struct TripEndpointTests {
     @Test("POST /trips and /trips/ both answer 201 with the documented fields (never a redirect)")
     func createBothSpellings() async throws {
-        try await withEmulator { _, client, _ in
+        try await withEmulator { emulator, client, _ in
+            await emulator.registerDevice(id: "D1", longitude: -122.42, latitude: 37.77, tracking: false)
             for path in ["/trips", "/trips/"] {
                 let body = """
                     {"device_id": "D1",
@@ -47,7 +48,9 @@ struct TripEndpointTests {
 
     @Test("GET /trips lists active trips by default, filters by status and device_id, and paginates")
     func listing() async throws {
-        try await withEmulator(configure: { $0.options.pageSize = 2 }) { _, client, _ in
+        try await withEmulator(configure: { $0.options.pageSize = 2 }) { emulator, client, _ in
+            await emulator.registerDevice(id: "A", longitude: 1, latitude: 2, tracking: false)
+            await emulator.registerDevice(id: "B", longitude: 1, latitude: 2, tracking: false)
             var ids: [String] = []
             for device in ["A", "A", "B"] { ids.append(try await client.createTrip(device: device, to: nil)["trip_id"] as! String) }
             #expect(try await client.post("/trips/\(ids[0])/complete/").status == 202)
@@ -143,7 +146,8 @@ struct TripEndpointTests {
 
     @Test("trip geofence sub-resources: GET, PATCH metadata (also after completion), PATCH to append")
     func tripGeofences() async throws {
-        try await withEmulator { _, client, _ in
+        try await withEmulator { emulator, client, _ in
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
             let created = try await client.post(
                 "/trips",
                 #"{"device_id":"D1","geofences":[{"geometry":{"type":"Point","coordinates":[1,2]},"metadata":{"a":1}}]}"#

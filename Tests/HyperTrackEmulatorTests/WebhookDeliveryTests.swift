@@ -6,8 +6,9 @@ import Testing
 struct WebhookDeliveryTests {
     @Test("a 500 from the receiver is retried 20 s later (emulated) with the same message id and signature")
     func retryOn500() async throws {
-        try await withEmulator { emulator, client, receiver in
+        try await withEmulator(configure: quiet) { emulator, client, receiver in
             var webhooks = receiver.stream.makeAsyncIterator()
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
             await receiver.script.answer(next: [500, 503])
             _ = try await client.createTrip(device: "D1", to: nil)
             try await client.advance(0)
@@ -32,8 +33,10 @@ struct WebhookDeliveryTests {
 
     @Test("after 3 retries the delivery fails; 4xx is accepted and not retried")
     func giveUpAndFourHundreds() async throws {
-        try await withEmulator { emulator, client, receiver in
+        try await withEmulator(configure: quiet) { emulator, client, receiver in
             var webhooks = receiver.stream.makeAsyncIterator()
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
+            await emulator.registerDevice(id: "D2", longitude: 1, latitude: 2, tracking: false)
             await receiver.script.answer(next: [500, 500, 500, 500, 410])
             _ = try await client.createTrip(device: "D1", to: nil)
             try await client.advance(120)
@@ -61,6 +64,7 @@ struct WebhookDeliveryTests {
             $0.webhookURL = "http://127.0.0.1:1/webhooks"
             $0.options.webhookTimeout = .milliseconds(500)  // connection attempts are retried until the timeout
         }) { emulator, client, _ in
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
             _ = try await client.createTrip(device: "D1", to: nil)
             try await client.advance(0)
             let log = await emulator.webhookDeliveries()
@@ -72,7 +76,11 @@ struct WebhookDeliveryTests {
 
     @Test("without a webhook URL deliveries are logged as not configured")
     func notConfigured() async throws {
-        try await withEmulator(configure: { $0.webhookURL = nil }) { emulator, client, _ in
+        try await withEmulator(configure: {
+            $0.webhookURL = nil
+            quiet(&$0)
+        }) { emulator, client, _ in
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
             _ = try await client.createTrip(device: "D1", to: nil)
             try await client.advance(60)
             #expect(await emulator.webhookDeliveries().map(\.outcome) == [.notConfigured])

@@ -25,6 +25,22 @@ func withEmulator<T: Sendable>(
     }
 }
 
+/// No periodic location reports: for tests that count deliveries over minutes of emulated time.
+func quiet(_ configuration: inout HyperTrackEmulator.Configuration) {
+    configuration.options.locationReportInterval = nil
+}
+
+/// Places a tracking device and consumes its first reports (`device_status` active and a location), so what the
+/// test does next arrives on its own.
+func tracking(
+    _ id: String, _ emulator: HyperTrackEmulator, _ client: APIClient,
+    _ webhooks: inout AsyncStream<ReceivedWebhook>.Iterator, at position: (Double, Double) = (1, 2)
+) async throws {
+    await emulator.registerDevice(id: id, longitude: position.0, latitude: position.1, tracking: true)
+    try await client.advance(0)
+    _ = await webhooks.next(1)
+}
+
 extension AsyncStream<ReceivedWebhook>.Iterator {
     /// The next `count` webhooks (the test's time limit guards against waiting forever).
     mutating func next(_ count: Int) async -> [ReceivedWebhook] {

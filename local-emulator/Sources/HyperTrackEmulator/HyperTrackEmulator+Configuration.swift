@@ -81,8 +81,14 @@ extension HyperTrackEmulator {
         public var pageSize: Int = 100
         /// Real time between clock updates in ``ClockMode/scaled(rate:startingAt:)`` mode. Default 100 ms.
         public var realTimeTickInterval: Duration = .milliseconds(100)
-        /// Create unknown devices when a trip, PATCH, start or stop names them. Default `true`.
-        public var autoCreateDevices = true
+        /// Emulated seconds between the `location` webhooks of a tracking device that stands still (a moving one
+        /// reports every step). Default 30, about what the SDK sends from a phone at rest; `nil` turns them off.
+        /// Reports fall on simulation steps, so the effective interval is rounded up to ``tickInterval``.
+        public var locationReportInterval: Double? = 30
+        /// Create unknown devices when a trip, PATCH, start or stop names them. Default `false`: HyperTrack answers
+        /// 404 `device_not_found` for a device no SDK registered, and a backend must cope with that. Turn it on
+        /// where no phone registers devices (the local stack, where drivers sign up with made-up device ids).
+        public var autoCreateDevices = false
         /// Where devices created without a position are placed (around it, deterministically).
         /// Default: San Francisco, `[-122.4194, 37.7749]`.
         public var defaultLongitude: Double = -122.4194

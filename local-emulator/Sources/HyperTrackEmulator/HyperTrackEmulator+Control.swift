@@ -20,15 +20,34 @@ extension HyperTrackEmulator {
     }
 
     /// Creates a device at a position, or moves an existing one there (a trip's route is re-planned from there at
-    /// the next step, and arrival is checked there).
+    /// the next step, and arrival is checked there). A tracking device reports at once: `device_status` `active`
+    /// and a `location` when it starts tracking, a `location` when it is moved.
     /// - Parameters:
     ///   - id: the device id (as the SDK would report it).
     ///   - name: shown as `device_info.name`.
     ///   - longitude: degrees.
     ///   - latitude: degrees.
-    public func registerDevice(id: String, name: String? = nil, longitude: Double, latitude: Double) async {
+    ///   - tracking: start (`true`) or stop (`false`) tracking, as the driver app would; `nil` (the default)
+    ///     starts a device that never reported (a new one, or one created by a write) and leaves one that did as
+    ///     it is.
+    public func registerDevice(
+        id: String, name: String? = nil, longitude: Double, latitude: Double, tracking: Bool? = nil
+    ) async {
         _ = await engine.registerDevice(
-            id: id, name: name, position: Coordinate(longitude: longitude, latitude: latitude), metadata: nil)
+            id: id, name: name, position: Coordinate(longitude: longitude, latitude: latitude), metadata: nil,
+            tracking: tracking)
+    }
+
+    /// Takes a device's phone offline (`connected: false`: a `disconnected` webhook, then nothing until it is back)
+    /// or back online (`device_status` as it is now, and a `location` if it is tracking), as
+    /// `POST /_emulator/devices/{id}/offline|online` do.
+    /// - Throws: ``HyperTrackEmulatorError/Code/deviceNotFound`` for an unknown device.
+    public func setConnected(_ connected: Bool, deviceID: String) async throws(HyperTrackEmulatorError) {
+        do {
+            _ = try await engine.setOffline(deviceID, !connected)
+        } catch {
+            throw HyperTrackEmulatorError(.deviceNotFound, error.detail)
+        }
     }
 
     /// Every webhook attempt so far, oldest first (also `GET /_emulator/webhooks`).

@@ -56,6 +56,9 @@ public struct HyperTrackEmulator: Service {
         guard c.options.tickInterval > 0, c.options.webhookRetryInterval >= 0, c.options.webhookMaxRetries >= 0,
             c.options.pageSize > 0, c.options.completionDelay >= 0, c.options.nearbyDelay >= 0
         else { throw fail("intervals and page size must be positive") }
+        if let interval = c.options.locationReportInterval, !(interval > 0 && interval.isFinite) {
+            throw fail("the location report interval must be > 0 s (or nil)")
+        }
         if case .scaled(let rate, _) = c.clock.mode, !(rate > 0 && rate.isFinite) {
             throw fail("clock rate must be > 0")
         }

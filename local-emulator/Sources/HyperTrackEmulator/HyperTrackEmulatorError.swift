@@ -11,6 +11,7 @@ public struct HyperTrackEmulatorError: Error, Sendable, Equatable, CustomStringC
             case stateImport = "state_import"
             case invalidFault = "invalid_fault"
             case invalidManeuver = "invalid_maneuver"
+            case deviceNotFound = "device_not_found"
         }
 
         private let base: Base
@@ -28,6 +29,8 @@ public struct HyperTrackEmulatorError: Error, Sendable, Equatable, CustomStringC
         public static let invalidFault = Code(.invalidFault)
         /// A manoeuvre cannot be added (unknown kind, a trip that is not driving, a time in the past).
         public static let invalidManeuver = Code(.invalidManeuver)
+        /// No device has this id.
+        public static let deviceNotFound = Code(.deviceNotFound)
 
         /// A stable snake_case name, usable as a metric label.
         public var description: String { self.base.rawValue }

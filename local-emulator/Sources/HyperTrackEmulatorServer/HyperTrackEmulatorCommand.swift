@@ -24,6 +24,10 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
     var clockRate = 1.0
     @Option(help: "Default destination radius in metres.") var arrivalRadius = 30.0
     @Option(help: "Seed of ids, share URLs and fault draws.") var seed: UInt64 = 1
+    @Flag(help: "Create unknown devices on POST /trips, PATCH, start and stop (default: 404 device_not_found).")
+    var createDevices = false
+    @Option(help: "Emulated seconds between location reports of a tracking device that stands still; 0 = none.")
+    var locationReportInterval = 30.0
     @Option(name: .customLong("export"), help: "Save the state to DIR/state.json on shutdown.") var exportDirectory: String?
     @Option(name: .customLong("import"), help: "Load the state from DIR/state.json at start-up.") var importDirectory: String?
     @Option(help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
@@ -33,6 +37,7 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
             throw ValidationError("unknown log level '\(logLevel)'")
         }
         guard clockRate >= 0 else { throw ValidationError("--clock-rate must be >= 0") }
+        guard locationReportInterval >= 0 else { throw ValidationError("--location-report-interval must be >= 0") }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "hypertrack-emulator")
         logger.logLevel = level
@@ -49,6 +54,8 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
         configuration.clock = clockRate == 0 ? .manual() : .scaled(rate: clockRate)
         configuration.arrivalRadius = arrivalRadius
         configuration.seed = seed
+        configuration.options.autoCreateDevices = createDevices
+        configuration.options.locationReportInterval = locationReportInterval == 0 ? nil : locationReportInterval
         configuration.options.exportDirectory = exportDirectory
         configuration.options.importDirectory = importDirectory
 

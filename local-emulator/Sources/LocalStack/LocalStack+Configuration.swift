@@ -32,6 +32,10 @@ extension LocalStack {
         /// Where the emulator's state is loaded from at start (if `state.json` exists there) and saved to on
         /// shutdown; `nil` keeps it in memory only.
         public var emulatorStateDirectory: String?
+        /// Whether the emulator creates a device the first time the backend names it (`PATCH /devices/{id}` when
+        /// a driver signs up, `POST /trips`). On by default: locally no phone SDK registers devices, and drivers
+        /// sign up with made-up device ids. Off, unknown devices are 404 `device_not_found` as on HyperTrack.
+        public var emulatorCreatesDevices = true
         /// How often the HyperTrack client polls a Nearby request.
         public var nearbyPollInterval: Duration = .milliseconds(200)
 

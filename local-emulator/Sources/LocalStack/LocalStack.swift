@@ -132,6 +132,7 @@ public struct LocalStack: Service {
         emulator.clock = self.configuration.clock
         emulator.speed = self.configuration.driverSpeed
         emulator.options.tickInterval = self.configuration.emulatorTickInterval
+        emulator.options.autoCreateDevices = self.configuration.emulatorCreatesDevices
         if let directory = self.configuration.emulatorStateDirectory {
             emulator.options.exportDirectory = directory
             let state = URL(fileURLWithPath: directory).appendingPathComponent("state.json").path

@@ -46,6 +46,13 @@ struct DeviceRecord: Codable, Equatable, Sendable {
     /// Tracking stopped explicitly (`POST /devices/{id}/stop`), until a start or a new trip.
     var stoppedExplicitly = false
     var deleted = false
+    /// Told to go offline (`POST /_emulator/devices/{id}/offline`): it keeps moving but reports nothing and shows
+    /// `disconnected`. Optional (as the two below) so a state exported before these fields existed still imports.
+    var offline: Bool?
+    /// The last `device_status` sent, as ``Engine/statusKey(_:)`` spells it; `nil` until one was sent.
+    var reportedStatus: String?
+    /// When the last `location` webhook was produced (the periodic report counts from here).
+    var lastReportedAt: Date?
     var trackingID: String
     var motion: Motion?
     var locations: [LocationSample] = []

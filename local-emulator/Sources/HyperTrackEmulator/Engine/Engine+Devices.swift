@@ -2,21 +2,16 @@ import Foundation
 
 extension Engine {
     func renderDevice(_ device: DeviceRecord) -> JSON {
-        let moving = device.motion.map { !$0.isFinished(at: device.lastRecordedAt) } ?? false
-        let tracking = isTracking(device)
+        let status = statusKey(device).split(separator: ":", maxSplits: 1).map(String.init)
         var statusData: [String: JSON] = ["recorded_at": Timestamp.json(device.lastRecordedAt)]
-        if tracking {
-            statusData["activity"] = moving ? "drive" : "stop"
-        } else {
-            statusData["reason"] = device.deleted ? "deleted" : "tracking_stopped"
-        }
+        if status.count == 2 { statusData[status[0] == "active" ? "activity" : "reason"] = .string(status[1]) }
         return [
             "device_id": .string(device.id),
             "location": [
                 "geometry": device.position.point, "accuracy": 5, "speed": .number(device.speed),
                 "bearing": .number(device.bearing.rounded()), "recorded_at": Timestamp.json(device.lastRecordedAt),
             ],
-            "device_status": ["value": tracking ? "active" : "inactive", "data": .object(statusData)],
+            "device_status": ["value": .string(status[0]), "data": .object(statusData)],
             "views": [
                 "share_url": .string("https://trck.at/\(device.trackingID)"),
                 "embed_url": .string(
@@ -61,6 +56,7 @@ extension Engine {
         device.startedExplicitly = true
         device.stoppedExplicitly = false
         state.devices[id] = device
+        enqueueEvents(reportChanges(of: id))
     }
 
     func stopDevice(_ id: String) throws(APIProblem) {
@@ -68,18 +64,21 @@ extension Engine {
         device.startedExplicitly = false
         device.stoppedExplicitly = true
         state.devices[id] = device
+        enqueueEvents(reportChanges(of: id))
     }
 
     func deleteDevice(_ id: String) throws(APIProblem) {
         var device = try device(id)
         device.deleted = true
         state.devices[id] = device
+        enqueueEvents(reportChanges(of: id))
     }
 
     func undeleteDevice(_ id: String) throws(APIProblem) {
         var device = try device(id)
         device.deleted = false
         state.devices[id] = device
+        enqueueEvents(reportChanges(of: id))
     }
 
     /// Day summary of one device (`GET /devices/{id}/history/{YYYY-MM-DD}`), from its recorded locations.

@@ -28,11 +28,19 @@ extension Engine {
                 let moved = time > device.lastRecordedAt && !motion.isFinished(at: device.lastRecordedAt)
                 settle(&device, at: time)
                 if motion.isFinished(at: time) { device.motion = nil }
+                if moved, isReporting(device) {
+                    device.lastReportedAt = time
+                    events.append(locationEvent(device))
+                }
                 state.devices[id] = device
-                if moved, isTracking(device) { events.append(locationEvent(device)) }
             }
             // Also for still devices: one moved by `POST /_emulator/devices` may now be inside a destination.
             events += arrivals(of: device, at: time)
+            events += reportChanges(of: id)
+            if var still = state.devices[id], periodicReportDue(still, at: time) {
+                events.append(stationaryReport(&still, at: time))
+                state.devices[id] = still
+            }
         }
         for id in state.tripOrder {
             guard var trip = state.trips[id], trip.status == .processingCompletion,

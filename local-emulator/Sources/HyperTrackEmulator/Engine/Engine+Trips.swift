@@ -42,7 +42,7 @@ extension Engine {
         state.devices[deviceID] = device
         state.trips[tripID] = trip
         state.tripOrder.append(tripID)
-        enqueueEvents([tripEvent(trip, value: "created")])
+        enqueueEvents([tripEvent(trip, value: "created")] + reportChanges(of: deviceID))
         return renderTrip(trip)
     }
 
@@ -130,6 +130,7 @@ extension Engine {
             state.devices[trip.deviceID] = device
             resumeMotion(of: trip.deviceID)
         }
+        enqueueEvents(reportChanges(of: trip.deviceID))
     }
 
     /// Points a device at its newest active trip with a destination it has not reached, if any.

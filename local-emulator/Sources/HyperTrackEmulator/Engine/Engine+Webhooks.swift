@@ -1,14 +1,24 @@
 import Foundation
 
 extension Engine {
-    /// Turns events produced now into one delivery (a JSON array), applying webhook faults.
+    /// Turns events produced now into one delivery (a JSON array), applying webhook faults. A rule limited to an
+    /// event type takes only those events out of a mixed delivery (they travel in a delivery of their own, after the
+    /// rest, and meet the fault), so "drop every trip webhook" still delivers the locations of the same step.
     func enqueueEvents(_ events: [JSON]) {
         guard !events.isEmpty else { return }
         let types = events.compactMap { $0["type"]?.stringValue }
-        let attempt = PendingAttempt(
-            messageID: webhooks.random.uuid(), body: JSON.array(events).bytes, eventTypes: types, attempt: 1,
-            dueAt: now)
-        switch faults.webhookFault(eventTypes: types) {
+        guard let rule = faults.webhookFault(eventTypes: types, now: now) else {
+            webhooks.schedule(pendingAttempt(events))
+            return
+        }
+        var affected = events
+        if let type = rule.eventType {
+            affected = events.filter { $0["type"]?.stringValue == type }
+            let rest = events.filter { $0["type"]?.stringValue != type }
+            if !rest.isEmpty { webhooks.schedule(pendingAttempt(rest)) }
+        }
+        let attempt = pendingAttempt(affected)
+        switch rule.kind {
         case .dropWebhooks:
             webhooks.log.append(record(attempt, status: nil, error: nil, outcome: .dropped))
         case .duplicateWebhooks:
@@ -16,9 +26,28 @@ extension Engine {
             webhooks.schedule(attempt)
         case .reorderWebhooks where webhooks.held == nil:
             webhooks.held = (attempt, now)
+        case .delayWebhooks:
+            var delayed = attempt
+            delayed.dueAt = now.addingTimeInterval(rule.delaySeconds)
+            webhooks.scheduled.append(delayed)
+        case .replayWebhooks:
+            // SNS would keep the id on a retry; a replay is a new notification of the same events, so it gets a
+            // new `x-amz-sns-message-id` (the id is not signed, the body and its signature are the same).
+            webhooks.schedule(attempt)
+            var replay = attempt
+            replay.messageID = webhooks.random.uuid()
+            replay.dueAt = now.addingTimeInterval(rule.delaySeconds)
+            webhooks.scheduled.append(replay)
         default:
             webhooks.schedule(attempt)
         }
+    }
+
+    /// A first attempt at delivering `events` now, under a new message id.
+    func pendingAttempt(_ events: [JSON]) -> PendingAttempt {
+        PendingAttempt(
+            messageID: webhooks.random.uuid(), body: JSON.array(events).bytes,
+            eventTypes: events.compactMap { $0["type"]?.stringValue }, attempt: 1, dueAt: now)
     }
 
     /// Moves to the next moment with work (a tick or a due attempt) not after `target`: runs the tick if due and

@@ -53,7 +53,8 @@ actor Engine {
         return device
     }
 
-    /// The device, created at a default position when unknown and auto-creation is on.
+    /// The device, created at a default position when unknown and ``HyperTrackEmulator/Options/autoCreateDevices``
+    /// is on; otherwise a 404 `device_not_found`, as HyperTrack answers for a device no SDK registered.
     func deviceForUse(_ id: String) throws(APIProblem) -> DeviceRecord {
         if let device = state.devices[id] { return device }
         guard options.autoCreateDevices else { throw .deviceNotFound(id) }
@@ -81,13 +82,20 @@ actor Engine {
     }
 
     /// Registers or moves a device (`POST /_emulator/devices`). An existing device keeps its trips.
-    func registerDevice(id: String, name: String?, position: Coordinate?, metadata: JSON?) -> JSON {
+    /// - Parameter tracking: starts (`true`) or stops (`false`) tracking as the SDK would; `nil` starts a device that
+    ///   never reported (new, or created by a write with ``HyperTrackEmulator/Options/autoCreateDevices``: a phone
+    ///   placed on the map is a driver with the app open) and keeps the tracking of one that did.
+    func registerDevice(id: String, name: String?, position: Coordinate?, metadata: JSON?, tracking: Bool?) -> JSON {
+        var moved = false
+        let neverReported = state.devices[id]?.reportedStatus == nil
         if var device = state.devices[id] {
             if let name { device.name = name }
             if let metadata { device.metadata = metadata }
             if let position {
+                moved = true
                 device.position = position
                 device.motion = nil
+                device.speed = 0
                 device.lastRecordedAt = now
                 device.record(LocationSample(coordinate: position, recordedAt: now, speed: 0, bearing: 0))
             }
@@ -95,6 +103,11 @@ actor Engine {
         } else {
             addDevice(id: id, name: name, position: position ?? defaultPosition(for: id), metadata: metadata ?? .null)
         }
+        if let tracking = tracking ?? (neverReported ? true : nil) {
+            state.devices[id]!.startedExplicitly = tracking
+            state.devices[id]!.stoppedExplicitly = !tracking
+        }
+        enqueueEvents(reportChanges(of: id, moved: moved))
         return renderDevice(state.devices[id]!)
     }
 
@@ -143,10 +156,10 @@ actor Engine {
 }
 
 extension Engine {
-    func addFault(_ body: JSON) throws(APIProblem) -> JSON { try faults.add(body) }
+    func addFault(_ body: JSON) throws(APIProblem) -> JSON { try faults.add(body, now: now) }
     func clearFaults() { faults.clear() }
     func listFaults() -> JSON { faults.json }
     func httpFaultOutcome(method: String, path: [Substring]) -> FaultBook.HTTPOutcome {
-        faults.httpOutcome(method: method, path: path)
+        faults.httpOutcome(method: method, path: path, now: now)
     }
 }

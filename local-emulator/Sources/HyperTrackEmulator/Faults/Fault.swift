@@ -68,4 +68,32 @@ public struct Fault: Sendable {
         make(
             "reorder_webhooks", rate: rate, count: count, extra: eventType.map { ["event_type": .string($0)] } ?? [:])
     }
+
+    /// Deliveries are held for `seconds` of **emulated** time (like the retry interval, so a manual clock makes the
+    /// delay exact), then sent.
+    public static func delayWebhooks(
+        seconds: Double = 60, eventType: String? = nil, rate: Double = 1, count: Int? = nil
+    ) -> Fault {
+        var extra: [String: JSON] = ["delay_seconds": .number(seconds)]
+        if let eventType { extra["event_type"] = .string(eventType) }
+        return make("delay_webhooks", rate: rate, count: count, extra: extra)
+    }
+
+    /// Deliveries are sent, then the same body (same signature) again under a new `x-amz-sns-message-id`,
+    /// `seconds` of emulated time later (0: right after the original).
+    public static func replayWebhooks(
+        after seconds: Double = 0, eventType: String? = nil, rate: Double = 1, count: Int? = nil
+    ) -> Fault {
+        var extra: [String: JSON] = ["delay_seconds": .number(seconds)]
+        if let eventType { extra["event_type"] = .string(eventType) }
+        return make("replay_webhooks", rate: rate, count: count, extra: extra)
+    }
+
+    /// The same rule, firing only during the next `seconds` of **emulated** time (from when it is added), e.g.
+    /// `.httpError(status: 503).lasting(seconds: 1800)` for a 30-minute outage on a manual clock.
+    public func lasting(seconds: Double) -> Fault {
+        guard case .object(var fields) = json else { return self }
+        fields["for_seconds"] = .number(seconds)
+        return Fault(json: .object(fields))
+    }
 }

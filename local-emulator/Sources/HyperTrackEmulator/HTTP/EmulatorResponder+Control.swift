@@ -21,9 +21,15 @@ extension EmulatorResponder {
             if let metadata = body["metadata"], metadata.objectValue == nil, !metadata.isNull {
                 throw .invalid("metadata", "must be an object")
             }
+            if let tracking = body["tracking"], tracking.boolValue == nil, !tracking.isNull {
+                throw .invalid("tracking", "must be a boolean")
+            }
             let device = await engine.registerDevice(
-                id: id, name: body["name"]?.stringValue, position: position, metadata: body["metadata"])
+                id: id, name: body["name"]?.stringValue, position: position, metadata: body["metadata"],
+                tracking: body["tracking"]?.boolValue)
             return Self.json(device, status: 201)
+        case ("devices", 3, "POST") where s[2] == "offline" || s[2] == "online":
+            return Self.json(try await engine.setOffline(String(s[1]), s[2] == "offline"), status: 200)
         case ("clock", 1, "GET"):
             return Self.json(["now": Timestamp.json(await engine.now)], status: 200)
         case ("clock", 2, "POST") where s[1] == "advance":
