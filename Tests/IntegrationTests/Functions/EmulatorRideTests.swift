@@ -91,7 +91,8 @@ struct EmulatorRideTests {
                 let harness = RideHarness(
                     client: client,
                     api: APIClient(stack: running.endpoints.apiURL),
-                    secret: running.endpoints.webhookSecret
+                    secret: running.endpoints.webhookSecret,
+                    webhookPath: "/v1/hypertrack/webhooks/\(running.endpoints.webhookSecret)"
                 )
                 try await body(harness, running.emulator, tracking)
             }

@@ -18,6 +18,8 @@ struct RideHarness: Sendable {
     let client: PostgresClient
     let api: APIClient
     let secret: String
+    /// Where webhooks are posted: the plain route (HMAC only), or the local stack's, which ends with its secret.
+    var webhookPath = "/v1/hypertrack/webhooks"
 
     static func with<T: Sendable>(
         tracking: some TripTracking,
@@ -47,7 +49,7 @@ struct RideHarness: Sendable {
         let body = try JSONEncoder().encode(JSONValue.array(events))
         return try await self.api.send(
             .POST,
-            "/v1/hypertrack/webhooks",
+            self.webhookPath,
             headers: [
                 ("x-hypertrack-signature", HMACWebhookSignatureVerifier.signature(for: body, secret: self.secret)),
                 ("x-amz-sns-message-id", messageID),
