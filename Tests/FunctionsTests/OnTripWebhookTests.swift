@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Functions
 import FunctionsTesting
 import HyperTrackAPI
@@ -290,6 +291,42 @@ struct OnTripWebhookTests {
         let event = WebhookEventRow(id: 3, messageID: "m", eventIndex: 0, type: type, value: value)
         try await self.deliver(world, event)
         #expect(await world.store.webhookOutcome(eventID: 3) == "ignored: \(type)/\(value) is not handled")
+    }
+
+    @Test("an arrival before its leg is recorded waits and is applied once the leg exists; one that never finds it gives up")
+    func arrivalBeforeTheLeg() async throws {
+        let world = World()
+        await world.stage(.pickingUp)
+        var registry = FunctionRegistry()
+        registry.register(
+            ReplayWebhookEvent(tracking: world.tracking, stores: world.store.factory, tariff: Self.tariff, timers: world.timers)
+        )
+        let timers = InMemoryTimers(registry: registry, now: await world.store.now, logger: Logger(label: "t"))
+        await world.timers.connect(timers)
+        let function = OnTripWebhook(
+            tracking: world.tracking, stores: world.store.factory, tariff: Self.tariff, timers: world.timers
+        )
+        let arrival = self.tripEvent(1, "destination_arrival", trip: "T-1")
+        await world.store.addWebhookEvent(arrival)
+        try await world.store.run(function, makeCreateChange(arrival), context: .testing(eventID: 1))
+        #expect(await world.store.webhookOutcome(eventID: 1) == "waiting: unknown trip (replay 1 in 1 s)")
+        #expect(await world.status() == .pickingUp)
+        try await timers.advance(by: .seconds(1))
+        #expect(await world.store.webhookOutcome(eventID: 1) == "waiting: unknown trip (replay 2 in 2 s)")
+        // The accept's transaction commits: the leg is recorded.
+        await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip())
+        try await timers.advance(by: .seconds(2))
+        #expect(await world.store.webhookOutcome(eventID: 1) == "applied: PICKING_UP -> REACHED_PICKUP")
+        #expect(await world.status() == .reachedPickup)
+        #expect(await timers.pendingTimers.isEmpty)
+
+        // A completion for a trip that never appears: replays back off to a minute, then it is ignored.
+        let stray = self.tripEvent(2, "completed", trip: "T-NEVER")
+        await world.store.addWebhookEvent(stray)
+        try await world.store.run(function, makeCreateChange(stray), context: .testing(eventID: 2))
+        try await timers.advance(by: OnTripWebhook.waitingWindow + .seconds(60))
+        #expect(await world.store.webhookOutcome(eventID: 2)?.hasPrefix("ignored: unknown trip after waiting") == true)
+        #expect(await timers.pendingTimers.isEmpty)
     }
 
     @Test("a store failure rolls the whole event back; the retry applies it once")

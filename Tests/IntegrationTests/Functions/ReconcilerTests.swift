@@ -102,6 +102,58 @@ struct ReconcilerTests {
         }
     }
 
+    @Test("HyperTrack answering 503 for 30 minutes of emulated time: the ride resumes when it recovers, one trip per leg")
+    func outage() async throws {
+        let configuration = Backend.Configuration(webhook: .init(secret: EmulatorRideTests.secret))
+        try await EmulatorRideTests.withEmulatorBackend(configuration) { h, emulator, tracking in
+            await emulator.registerDevice(id: "DEV-O", name: "phone", longitude: 13.405, latitude: 52.523)
+            let rider = try await h.api.rider()
+            let driver = try await h.api.driver(device: "DEV-O")
+            try await h.webhook([
+                RideHarness.locationEvent(device: "DEV-O", lat: 52.523, lng: 13.405, at: RideHarness.nowText())
+            ])
+            try await h.eventually("the driver is on the map") {
+                try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider.token)
+                    .json["drivers"].arrayValue.count == 1
+            }
+            try await emulator.addFault(.httpError(status: 503, method: "POST", path: "/trips").lasting(seconds: 1800))
+            let order = try #require(
+                try await h.api.send(.POST, "/v1/orders", json: RideTests.book, token: rider.token).json["id"].stringValue
+            )
+            try await h.eventually("offered") {
+                try await h.api.send(.GET, "/v1/offers", token: driver.token).json["offers"].arrayValue.count == 1
+            }
+            #expect(try await h.api.send(.POST, "/v1/orders/\(order)/accept", token: driver.token).status == 200)
+            try await h.eventually("the trip's creation failed twice") {
+                try await Self.count(
+                    h,
+                    """
+                    SELECT coalesce(max(attempt), 0)::int FROM trigger_runtime.deliveries
+                    WHERE function_name = 'updateOrderStatus' AND last_error IS NOT NULL
+                    """
+                ) >= 2
+            }
+            #expect(try await h.order(order, token: rider.token)["status"] == "ACCEPTED")
+            // Half an hour of HyperTrack time passes; the runtime's next retry (its backoff moved to now) succeeds.
+            await emulator.advanceClock(by: 1800)
+            for statement in [
+                """
+                UPDATE trigger_runtime.deliveries SET run_after = now()
+                WHERE function_name = 'updateOrderStatus' AND status = 'ready' AND lease_token IS NULL
+                """,
+                "SELECT pg_notify('\(TriggerRuntime.Configuration.defaultChannel)', '')",
+            ] {
+                try await h.client.query(PostgresQuery(unsafeSQL: statement), logger: BackendHarness.logger)
+            }
+            try await h.eventually("PICKING_UP once HyperTrack recovered") {
+                try await h.order(order, token: rider.token)["status"] == "PICKING_UP"
+            }
+            let adapter = HyperTrackTripTracking(client: tracking, logger: BackendHarness.logger)
+            #expect(try await adapter.activeTrips(deviceID: "DEV-O").count == 1, "one trip for the pickup leg")
+            #expect(try await Self.count(h, "SELECT count(*)::int FROM trigger_runtime.deliveries WHERE status = 'dead'") == 0)
+        }
+    }
+
     static func count(_ h: RideHarness, _ query: PostgresQuery) async throws -> Int {
         for try await value in try await h.client.query(query, logger: BackendHarness.logger).decode(Int.self) {
             return value

@@ -101,9 +101,9 @@ struct LocalStackTests {
         }
     }
 
-    @Test("faults: 503s on trip creation, 429 on completion, duplicated and reordered webhooks; still one trip per leg")
+    @Test("faults: 503s, 429s, webhooks duplicated, reordered and replayed under new ids; one trip per leg, one move per arrival")
     func faults() async throws {
-        try await TestDatabase.shared.withDatabase(logger: Self.logger) { _, database in
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, database in
             try await LocalStackTests.withStack(database: database, configuration: Self.configuration(), logger: Self.logger) {
                 running in
                 let emulator = running.emulator
@@ -112,11 +112,22 @@ struct LocalStackTests {
                 try await emulator.addFault(.httpError(status: 503, method: "POST", path: "/trips/*/complete", count: 1))
                 try await emulator.addFault(.duplicateWebhooks(eventType: "trip"))
                 try await emulator.addFault(.reorderWebhooks(eventType: "location", rate: 0.5))
+                try await emulator.addFault(.replayWebhooks(eventType: "trip"))
                 let result = try await LocalDemo(running: running) { _ in }.run()
                 try await Self.checkRide(result, running)
                 let deliveries = await emulator.webhookDeliveries()
                 let tripDeliveries = deliveries.filter { $0.eventTypes.contains("trip") }
                 #expect(Set(tripDeliveries.map(\.messageID)).count < tripDeliveries.count, "trip webhooks were duplicated")
+                // Every arrival came several times, under several message ids; each moved the order once.
+                var moves: [String] = []
+                let rows = try await client.query(
+                    "SELECT outcome FROM webhook_events WHERE outcome LIKE 'applied: % -> REACHED_%' ORDER BY id",
+                    logger: Self.logger
+                )
+                for try await outcome in rows.decode(String.self) { moves.append(outcome) }
+                #expect(
+                    moves == ["applied: PICKING_UP -> REACHED_PICKUP", "applied: DROPPING_OFF -> REACHED_DROPOFF"], "\(moves)"
+                )
             }
         }
     }
