@@ -58,6 +58,13 @@ public struct TripPage: Codable, Sendable, ResponseEncodable {
         case trips
         case nextCursor = "next_cursor"
     }
+
+    /// `next_cursor` is always present, `null` on the last page (the synthesised encoding would leave it out).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.trips, forKey: .trips)
+        try container.encode(self.nextCursor, forKey: .nextCursor)
+    }
 }
 
 /// One trip in detail: the list's fields, the simplified path, the trip info and the events.
