@@ -31,10 +31,10 @@ struct PlaceBody: Codable, Sendable, Hashable {
     var address: String?
 
     func validated(field: String) throws -> PlaceBody {
-        try Validate.latitude(self.lat, field: "\(field).lat")
-        try Validate.longitude(self.lng, field: "\(field).lng")
+        let lat = try Validate.latitude(self.lat, field: "\(field).lat")
+        let lng = try Validate.longitude(self.lng, field: "\(field).lng")
         let address = try self.address.map { try Validate.text($0, field: "\(field).address", length: 1...300) }
-        return PlaceBody(lat: self.lat, lng: self.lng, address: address)
+        return PlaceBody(lat: lat, lng: lng, address: address)
     }
 }
 

@@ -86,10 +86,8 @@ struct APIRoutes: Sendable {
         group.get("drivers/nearby") { request, context in
             _ = try context.requireCaller()
             let query = request.uri.queryParameters
-            let lat = try Self.number(query["lat"], field: "lat")
-            let lng = try Self.number(query["lng"], field: "lng")
-            try Validate.latitude(lat, field: "lat")
-            try Validate.longitude(lng, field: "lng")
+            let lat = try Validate.latitude(try Self.number(query["lat"], field: "lat"), field: "lat")
+            let lng = try Validate.longitude(try Self.number(query["lng"], field: "lng"), field: "lng")
             let radius = try query["radius"].map { try Self.number($0, field: "radius") } ?? 2000
             guard (1...50_000).contains(radius) else {
                 throw APIProblem.validation("radius", "must be 1 to 50000 metres")

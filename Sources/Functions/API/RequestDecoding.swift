@@ -52,16 +52,27 @@ enum RequestDecoding {
 
 /// Field checks that throw a problem naming the field.
 enum Validate {
-    static func latitude(_ value: Double, field: String) throws {
+    /// A latitude in range, rounded to ``degrees(_:)``.
+    static func latitude(_ value: Double, field: String) throws -> Double {
         guard value.isFinite, (-90...90).contains(value) else {
             throw APIProblem.validation(field, "latitude must be between -90 and 90")
         }
+        return Self.degrees(value)
     }
 
-    static func longitude(_ value: Double, field: String) throws {
+    /// A longitude in range, rounded to ``degrees(_:)``.
+    static func longitude(_ value: Double, field: String) throws -> Double {
         guard value.isFinite, (-180...180).contains(value) else {
             throw APIProblem.validation(field, "longitude must be between -180 and 180")
         }
+        return Self.degrees(value)
+    }
+
+    /// Degrees rounded to 1e-9 (0.1 mm on the ground). A subnormal value such as `5e-324` is valid JSON and in
+    /// range, but `earthdistance`'s float arithmetic underflows on it ("value out of range: underflow", a 500 that
+    /// schemathesis found); rounding turns it into the 0 it means.
+    static func degrees(_ value: Double) -> Double {
+        (value * 1e9).rounded() / 1e9
     }
 
     /// A trimmed text field of `length` characters, counted as PostgreSQL's `length()` counts them: Unicode scalars,

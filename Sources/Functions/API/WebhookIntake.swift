@@ -65,8 +65,8 @@ struct WebhookIntake: Sendable {
             guard event.deviceID != nil else { throw Rejected(reason: "a location event needs a device_id") }
             guard let coordinate = update.coordinate else { throw Rejected(reason: "a location event needs a Point") }
             try Self.check(coordinate)
-            inbox.latitude = coordinate.latitude
-            inbox.longitude = coordinate.longitude
+            inbox.latitude = Validate.degrees(coordinate.latitude)
+            inbox.longitude = Validate.degrees(coordinate.longitude)
         case .trip(let trip):
             inbox.value = trip.value.rawValue
             inbox.tripID = trip.tripID
@@ -75,8 +75,8 @@ struct WebhookIntake: Sendable {
             inbox.value = status.value.rawValue
             if let location = event.location {
                 try Self.check(location)
-                inbox.latitude = location.latitude
-                inbox.longitude = location.longitude
+                inbox.latitude = Validate.degrees(location.latitude)
+                inbox.longitude = Validate.degrees(location.longitude)
             }
         case .battery(let battery):
             inbox.value = battery.value.rawValue

@@ -108,6 +108,21 @@ struct InputRulesTests {
         "_",
     ]
 
+    @Test("subnormal coordinates (valid JSON, in range) are rounded, not a float underflow in the database")
+    func subnormalCoordinates() async throws {
+        try await BackendHarness.with { h in
+            let rider = try await h.api.rider()
+            let nearby = try await h.api.send(
+                .GET, "/v1/drivers/nearby?lng=5e-324&lat=-1.401298464324817e-45", token: rider.token
+            )
+            #expect(nearby.status == 200, "\(nearby.json)")
+            let book: JSONValue = ["pickup": ["lat": 5e-324, "lng": 13.4], "dropoff": ["lat": 52.5, "lng": -5e-324]]
+            let booked = try await h.api.send(.POST, "/v1/orders", json: book, token: rider.token)
+            #expect(booked.status == 201, "\(booked.json)")
+            #expect(booked.json["pickup"]["lat"] == 0)
+        }
+    }
+
     @Test("a cursor out of range is a 422, not an overflow in the database", arguments: Self.badCursors)
     func cursors(cursor: String) async throws {
         try await BackendHarness.with { h in
