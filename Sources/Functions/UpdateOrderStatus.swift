@@ -91,10 +91,30 @@ public struct UpdateOrderStatus: TriggerFunction {
                 "order finished; active trips marked for completion",
                 metadata: ["status": "\(after.status.rawValue)", "legs": "\(marked)"]
             )
+            if after.status == .cancelled { try await self.completeUnrecordedTrips(of: after, store: store, logger: logger) }
         default:
             logger.debug(
                 "transition needs no action",
                 metadata: ["from": "\(before.status.rawValue)", "to": "\(after.status.rawValue)"]
+            )
+        }
+    }
+
+    /// A trip that an attempt created but never recorded (it crashed before its commit, and the order was cancelled
+    /// before a retry could adopt it) belongs to no leg, so marking the legs cannot reach it: found on HyperTrack by
+    /// its `{order_id, leg}` metadata among the driver's active trips, it is completed here. Only on cancellation
+    /// (one extra read of the device's trips): a ride that goes on adopts such a trip when the leg is created.
+    private func completeUnrecordedTrips(of order: OrderRow, store: any RideStore, logger: Logger) async throws {
+        guard let driverID = order.driverID, let deviceID = try await store.deviceID(ofDriver: driverID) else { return }
+        let recorded = Set(try await store.legs(orderID: order.id).map(\.tripID))
+        for trip in try await self.legs.tracking.activeTrips(deviceID: deviceID)
+        where !recorded.contains(trip.tripID)
+            && LegKind.allCases.contains(where: { TripLegs.matches(trip, orderID: order.id, kind: $0) })
+        {
+            try await self.legs.tracking.completeTrip(id: trip.tripID)
+            logger.notice(
+                "completed a trip that a crashed attempt created but never recorded",
+                metadata: ["hypertrack.trip_id": "\(trip.tripID)"]
             )
         }
     }

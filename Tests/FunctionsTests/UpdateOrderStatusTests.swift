@@ -99,6 +99,22 @@ struct UpdateOrderStatusTests {
         #expect(await world.status() == .cancelled)
     }
 
+    @Test("a trip a crashed attempt created but never recorded is completed when the order is cancelled meanwhile")
+    func unrecordedTripOfACancelledOrder() async throws {
+        let world = World()
+        await world.stage(.cancelled)
+        // Attempt 1 of NEW → ACCEPTED created the pickup trip, then crashed before its commit: no leg.
+        world.tracking.seed(world.trip(id: "T-ORPHAN"))
+        world.tracking.seed(world.trip(id: "T-OTHER-ORDER", order: UUID()))
+        try await world.transition(.new, .accepted)
+        #expect(world.tracking.calls(.completeTrip).isEmpty, "the retry sees the order cancelled and creates nothing")
+        try await world.transition(.accepted, .cancelled)
+        #expect(world.tracking.calls(.completeTrip).map(\.operation) == [.completeTrip])
+        guard case .completeTrip(let id) = world.tracking.calls(.completeTrip).first else { return }
+        #expect(id == "T-ORPHAN", "only this order's trip")
+        #expect(await world.store.storedLegs.isEmpty)
+    }
+
     @Test("a replay of NEW → ACCEPTED after the order moved on does nothing")
     func replayAfterSuccess() async throws {
         let world = World()
