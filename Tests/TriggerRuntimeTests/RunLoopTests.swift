@@ -55,6 +55,29 @@ struct RunLoopTests {
         #expect(await store.done == [id])
     }
 
+    @Test("an error that carries a Retry-After is retried no sooner than it asks, whatever the backoff")
+    func retryAfterHint() async throws {
+        struct Busy: RetryAfterHinting {
+            var retryAfter: Duration? { .seconds(600) }
+        }
+        let store = InMemoryOutboxStore()
+        var registry = FunctionRegistry()
+        let options = FunctionOptions(maxAttempts: 5, initialBackoff: .milliseconds(5), jitter: 0)
+        registry.register("busy", on: .create("t"), options: options, as: Payload.self) { _, _ in throw Busy() }
+        let id = await store.emit("busy", key: "1", after: #"{"n": 1}"#)
+        let registered = registry
+        try await Self.withRuntime(store: store, registry: registered) {
+            for await (settledID, settlement) in store.settlements where settledID == id {
+                guard case .retry(let delay, _) = settlement else {
+                    Issue.record("expected a retry, got \(settlement)")
+                    break
+                }
+                #expect(delay == .seconds(600), "the hint, not the 5 ms backoff")
+                break
+            }
+        }
+    }
+
     @Test("the last failed attempt dead-letters with the error text")
     func deadLetter() async throws {
         let store = InMemoryOutboxStore()

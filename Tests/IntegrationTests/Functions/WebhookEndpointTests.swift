@@ -6,6 +6,7 @@ import LocalStack
 import NIOHTTP1
 import PostgresNIO
 import Testing
+import TriggerRuntime
 
 @Suite("Functions: the HyperTrack webhook endpoint", .timeLimit(.minutes(5)))
 struct WebhookEndpointTests {
@@ -185,6 +186,37 @@ struct WebhookEndpointTests {
                 ),
                 401
             )
+        }
+    }
+
+    @Test("pruneWebhookEvents deletes processed locations and rejections past the retention, keeps everything else")
+    func retention() async throws {
+        try await BackendHarness.with { h in
+            let signature = HMACWebhookSignatureVerifier.signature(for: Self.body, secret: "whsec-test")
+            #expect(try await Self.post(h, signature: signature).status == 202)
+            let bad = Data("42".utf8)
+            let badSignature = HMACWebhookSignatureVerifier.signature(for: bad, secret: "whsec-test")
+            #expect(try await Self.post(h, body: bad, signature: badSignature, messageID: "bad").status == 202)
+            // Eight days ago: the location and the trip event were processed, the rejection recorded.
+            for statement in [
+                "UPDATE webhook_events SET received_at = now() - interval '8 days', processed_at = now() - interval '8 days'",
+                "UPDATE webhook_rejections SET received_at = now() - interval '8 days'",
+            ] {
+                try await h.client.query(PostgresQuery(unsafeSQL: statement), logger: BackendHarness.logger)
+            }
+            try await h.client.withTransaction(logger: BackendHarness.logger) { connection in
+                let context = FunctionContext(
+                    eventID: 1, functionName: PruneWebhookEvents.name, operation: .tick, table: "", documentKey: "",
+                    commitTime: Date(), attempt: 1, logger: BackendHarness.logger, transaction: connection
+                )
+                try await PruneWebhookEvents(retention: .seconds(7 * 86_400)).run(
+                    ScheduleTick(scheduledAt: Date()), context: context
+                )
+            }
+            let left = try await h.client.query("SELECT type FROM webhook_events", logger: BackendHarness.logger)
+                .collect().map { try $0.decode(String.self) }
+            #expect(left == ["trip"], "the location went after 7 days; trip events stay 30")
+            #expect(try await Self.count(h.client, "SELECT count(*)::int FROM webhook_rejections") == 0)
         }
     }
 
