@@ -36,7 +36,9 @@ struct APIClient: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: json))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        // A clock advance answers once every webhook it caused was sent; with devices reporting periodically, ten
+        // emulated minutes took over 30 s under the full parallel suite on 2 cores (CI), so the deadline is wider.
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(100))
         let body = try await response.body.collect(upTo: 16 << 20)
         return APIResponse(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView))
     }
