@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import Prometheus
 import TriggerRuntime
@@ -115,7 +116,14 @@ public enum PrometheusExposition {
     static func backlogText(_ admin: DeliveryAdmin) async -> String {
         var text = "# HELP trigger_deliveries_up Whether the delivery gauges below could be read from the database.\n"
         text += "# TYPE trigger_deliveries_up gauge\n"
-        guard let backlog = try? await admin.backlog() else { return text + "trigger_deliveries_up 0\n" }
+        let backlog: [DeliveryAdmin.Backlog]
+        do {
+            backlog = try await admin.backlog()
+        } catch {
+            // The scrape still answers (the process's own metrics are valid); the cause goes to the log.
+            admin.logger.warning("the delivery gauges could not be read", metadata: ["error": "\(String(reflecting: error))"])
+            return text + "trigger_deliveries_up 0\n"
+        }
         text += "trigger_deliveries_up 1\n"
         for gauge in Self.backlogGauges {
             text += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n"

@@ -171,6 +171,7 @@ struct Events: AsyncParsableCommand {
                     return true
                 }
                 group.addTask {
+                    // The deadline itself, not a wait for an outcome: the other task is the outcome.
                     try await Task.sleep(for: Self.connectTimeout)
                     return false
                 }

@@ -46,7 +46,12 @@ enum LocalData {
             logger: logger
         )
         try server.start()
-        try? "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
+        do {
+            try "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
+        } catch {
+            // Only the next start's port is at stake: it will pick a free one (and a saved URL goes stale).
+            logger.warning("could not remember the database's port", metadata: ["file": "\(portFile)", "error": "\(error)"])
+        }
         defer { server.stop() }
         var configuration = server.clientConfiguration(database: "postgres")
         configuration.options.maximumConnections = maximumConnections

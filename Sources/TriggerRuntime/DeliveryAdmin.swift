@@ -6,7 +6,7 @@ import PostgresNIO
 public struct DeliveryAdmin: Sendable {
     let client: PostgresClient
     private let channel: String
-    let logger: Logger
+    package let logger: Logger
 
     /// Creates the admin API.
     /// - Parameters:

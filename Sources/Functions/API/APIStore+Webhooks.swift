@@ -5,22 +5,6 @@ import PostgresNIO
 import TriggerRuntime
 
 extension APIStore {
-    /// One inbox row as `jsonb_to_recordset` reads it.
-    private struct InboxRecord: Encodable {
-        var event_index: Int
-        var type: String
-        var value: String?
-        var device_id: String?
-        var trip_id: String?
-        var latitude: Double?
-        var longitude: Double?
-        /// Seconds since 1970 (`to_timestamp`): a number keeps the microseconds without a date format to agree on.
-        var recorded_at: Double?
-        var summary: LegSummary?
-        var payload: JSONValue
-        var content_key: String
-    }
-
     /// One rejection as `jsonb_to_recordset` reads it.
     private struct RejectionRecord: Encodable {
         var event_index: Int?
@@ -37,19 +21,7 @@ extension APIStore {
     func storeWebhook(messageID: String, intake: WebhookIntake) async throws -> Int {
         let logger = self.logger
         let encoder = JSONEncoder()
-        let events = try String(
-            decoding: encoder.encode(
-                intake.events.map {
-                    InboxRecord(
-                        event_index: $0.index, type: $0.type, value: $0.value, device_id: $0.deviceID,
-                        trip_id: $0.tripID, latitude: $0.latitude, longitude: $0.longitude,
-                        recorded_at: $0.recordedAt?.timeIntervalSince1970, summary: $0.summary, payload: $0.payload,
-                        content_key: $0.contentKey
-                    )
-                }
-            ),
-            as: UTF8.self
-        )
+        let events = try String(decoding: encoder.encode(intake.events), as: UTF8.self)
         let rejections = try String(
             decoding: encoder.encode(
                 intake.rejections.map { RejectionRecord(event_index: $0.index, reason: $0.reason, payload: $0.payload) }

@@ -104,8 +104,9 @@ struct WebhookRejection: Sendable, Hashable {
     var payload: JSONValue?
 }
 
-/// One event of a webhook delivery, normalised for the inbox.
-struct InboxEvent: Sendable, Hashable {
+/// One event of a webhook delivery, normalised for the inbox; encoded as the row `jsonb_to_recordset` reads in
+/// ``APIStore/storeWebhook(messageID:intake:)``.
+struct InboxEvent: Sendable, Hashable, Encodable {
     var index: Int
     var type: String
     var value: String?
@@ -129,5 +130,31 @@ struct InboxEvent: Sendable, Hashable {
         ]
         let digest = SHA256.hash(data: Data(fields.joined(separator: "\u{1F}").utf8))
         return digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case index = "event_index"
+        case type, value, latitude, longitude, summary, payload
+        case deviceID = "device_id"
+        case tripID = "trip_id"
+        case recordedAt = "recorded_at"
+        case contentKey = "content_key"
+    }
+
+    /// `recorded_at` as seconds since 1970 (`to_timestamp`): a number keeps the microseconds without a date format
+    /// to agree on.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.index, forKey: .index)
+        try container.encode(self.type, forKey: .type)
+        try container.encodeIfPresent(self.value, forKey: .value)
+        try container.encodeIfPresent(self.deviceID, forKey: .deviceID)
+        try container.encodeIfPresent(self.tripID, forKey: .tripID)
+        try container.encodeIfPresent(self.latitude, forKey: .latitude)
+        try container.encodeIfPresent(self.longitude, forKey: .longitude)
+        try container.encodeIfPresent(self.recordedAt?.timeIntervalSince1970, forKey: .recordedAt)
+        try container.encodeIfPresent(self.summary, forKey: .summary)
+        try container.encode(self.payload, forKey: .payload)
+        try container.encode(self.contentKey, forKey: .contentKey)
     }
 }
