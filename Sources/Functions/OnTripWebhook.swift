@@ -23,8 +23,10 @@ import TriggerRuntime
 public struct OnTripWebhook: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "onTripWebhook"
-    /// Fires on inbox inserts.
-    public static var trigger: Trigger { .create("webhook_events") }
+    /// Fires on inbox inserts; a device's position and status events are one document (handled one at a time, in
+    /// order), a trip's events another (see ``M0014WebhookOrdering``: keyed by row, two lanes deadlocked on
+    /// `driver_positions`).
+    public static var trigger: Trigger { .create("webhook_events", keyColumn: "ordering_key") }
     /// Reads a trip when a `completed` event carries no summary: survives an hour of HyperTrack outage.
     public static var options: FunctionOptions { .hyperTrackCalls }
 

@@ -16,5 +16,6 @@ enum AppMigrations {
         M0007Dispatch.migration,
         M0008DriverTrips.migration,
         M0010WebhookTrust.migration,
+        M0014WebhookOrdering.migration,
     ]
 }

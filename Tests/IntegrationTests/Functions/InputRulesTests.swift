@@ -116,7 +116,8 @@ struct InputRulesTests {
                 .GET, "/v1/drivers/nearby?lng=5e-324&lat=-1.401298464324817e-45", token: rider.token
             )
             #expect(nearby.status == 200, "\(nearby.json)")
-            let book: JSONValue = ["pickup": ["lat": 5e-324, "lng": 13.4], "dropoff": ["lat": 52.5, "lng": -5e-324]]
+            let tiny = JSONValue.number(Double.leastNonzeroMagnitude)  // 5e-324, the smallest subnormal
+            let book: JSONValue = ["pickup": ["lat": tiny, "lng": 13.4], "dropoff": ["lat": 52.5, "lng": .number(-Double.leastNonzeroMagnitude)]]
             let booked = try await h.api.send(.POST, "/v1/orders", json: book, token: rider.token)
             #expect(booked.status == 201, "\(booked.json)")
             #expect(booked.json["pickup"]["lat"] == 0)

@@ -67,6 +67,43 @@ struct WebhookEndpointTests {
         }
     }
 
+    @Test("each event gets its ordering key: a device's positions and statuses share one, a trip's events another")
+    func orderingKeys() async throws {
+        try await BackendHarness.with { h in
+            let body = Data(
+                """
+                [{"created_at": "2026-11-21T19:00:00Z", "device_id": "D1", "type": "location",
+                  "data": {"geometry": {"type": "Point", "coordinates": [13.4, 52.5]}}, "version": "2.0.0"},
+                 {"created_at": "2026-11-21T19:00:01Z", "device_id": "D1", "type": "device_status",
+                  "data": {"value": "inactive"}, "version": "2.0.0"},
+                 {"created_at": "2026-11-21T19:00:02Z", "device_id": "D1", "type": "trip",
+                  "data": {"value": "destination_arrival", "trip_id": "T1"}, "version": "2.0.0"},
+                 {"created_at": "2026-11-21T19:00:03Z", "device_id": "D2", "type": "location",
+                  "data": {"geometry": {"type": "Point", "coordinates": [13.5, 52.4]}}, "version": "2.0.0"}]
+                """.utf8
+            )
+            let signature = HMACWebhookSignatureVerifier.signature(for: body, secret: "whsec-test")
+            #expect(try await Self.post(h, body: body, signature: signature, messageID: "msg-keys").status == 202)
+            let rows = try await h.client.query(
+                "SELECT ordering_key FROM webhook_events ORDER BY event_index",
+                logger: BackendHarness.logger
+            )
+            var keys: [String] = []
+            for try await key in rows.decode(String.self) { keys.append(key) }
+            #expect(keys == ["device:D1", "device:D1", "trip:T1", "device:D2"])
+            // The constraint holds for every new row, whoever writes it.
+            await #expect(throws: PSQLError.self) {
+                try await h.client.query(
+                    """
+                    INSERT INTO webhook_events (message_id, event_index, type, payload, content_key)
+                    VALUES ('m', 0, 'battery', '{}', 'k')
+                    """,
+                    logger: BackendHarness.logger
+                )
+            }
+        }
+    }
+
     @Test("a bad or missing signature is 401 and stores nothing")
     func badSignature() async throws {
         try await BackendHarness.with { h in
