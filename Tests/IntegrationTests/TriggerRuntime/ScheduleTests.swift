@@ -80,7 +80,9 @@ struct ScheduleTests {
             #expect(tick.coalesced == 11 || tick.coalesced == 12)
             let next = try await RuntimeHarness.count(
                 client, "SELECT extract(epoch FROM next_run_at)::int8 FROM trigger_runtime.schedules")
-            #expect(next == missedFrom + 60 * tick.coalesced)
+            // The tick after the catch-up, or the one after that when a minute turned before the worker stopped
+            // (its tick was then already inserted: seen once under the full parallel suite on a loaded machine).
+            #expect(next == missedFrom + 60 * tick.coalesced || next == missedFrom + 60 * (tick.coalesced + 1))
         }
     }
 
