@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // postgres-nio already depends on it; DatabaseTLS builds the TLS configuration its client takes.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         // Hummingbird already depends on it (without traits); JSON is for the optional settings file.
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["JSON"]),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
@@ -97,6 +99,7 @@ let package = Package(
             name: "EmbeddedPostgres",
             dependencies: [
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -25,6 +25,22 @@ public struct EmbeddedPostgres: Sendable {
         public var settings: [String: String]
         /// The database superuser created by `initdb` (trust authentication on loopback only).
         public var superuser: String
+        /// Serve TLS with this certificate and key and accept TCP connections over TLS only; `nil`: no TLS.
+        public var tls: TLSFiles?
+
+        /// A server certificate and its key (PEM files), copied into the data folder at start.
+        public struct TLSFiles: Sendable, Hashable {
+            /// The server's certificate (with its chain).
+            public var certificate: String
+            /// The certificate's private key, unencrypted.
+            public var key: String
+
+            /// Creates the pair.
+            public init(certificate: String, key: String) {
+                self.certificate = certificate
+                self.key = key
+            }
+        }
 
         /// Settings for a throwaway server: durability off, more connections.
         public static let throwawaySettings: [String: String] = [
@@ -40,16 +56,19 @@ public struct EmbeddedPostgres: Sendable {
         ///   - port: The port, or `nil` for a free one.
         ///   - settings: Extra server settings.
         ///   - superuser: The superuser name.
+        ///   - tls: The server's certificate and key, for a server that accepts only TLS over TCP.
         public init(
             dataDirectory: String,
             port: Int? = nil,
             settings: [String: String] = [:],
-            superuser: String = "postgres"
+            superuser: String = "postgres",
+            tls: TLSFiles? = nil
         ) {
             self.dataDirectory = dataDirectory
             self.port = port
             self.settings = settings
             self.superuser = superuser
+            self.tls = tls
         }
     }
 
@@ -113,6 +132,7 @@ public struct EmbeddedPostgres: Sendable {
             )
         }
         var options = ["-p \(self.port)", "-k \(directory)", "-c listen_addresses=127.0.0.1"]
+        if let tls = self.configuration.tls { options += try self.installTLS(tls) }
         for (key, value) in self.configuration.settings.sorted(by: { $0.key < $1.key }) {
             options.append("-c \(key)=\(value)")
         }
@@ -121,6 +141,29 @@ public struct EmbeddedPostgres: Sendable {
             "\(self.binDirectory)/pg_ctl",
             ["start", "-w", "-t", "60", "-D", directory, "-l", "\(directory)/server.log", "-o", options.joined(separator: " ")]
         )
+    }
+
+    /// Copies the certificate and key into the data folder (the key readable by the server's user only, as
+    /// PostgreSQL demands) and writes a `pg_hba` that accepts TCP only over TLS, so a plain connection is refused
+    /// the way a managed PostgreSQL that requires TLS refuses it. Returns the server options that use them; the
+    /// cluster's own `pg_hba.conf` is left as it is.
+    private func installTLS(_ tls: Configuration.TLSFiles) throws -> [String] {
+        let directory = self.configuration.dataDirectory
+        let fileManager = FileManager.default
+        for (source, name) in [(tls.certificate, "server.crt"), (tls.key, "server.key")] {
+            let target = "\(directory)/\(name)"
+            try? fileManager.removeItem(atPath: target)
+            try fileManager.copyItem(atPath: source, toPath: target)
+            try fileManager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target)
+        }
+        let hba = "\(directory)/pg_hba_tls_only.conf"
+        try """
+            local all all trust
+            hostssl all all 127.0.0.1/32 trust
+            hostssl all all ::1/128 trust
+            """.write(toFile: hba, atomically: true, encoding: .utf8)
+        try Shell.handOver(directory)
+        return ["-c ssl=on", "-c ssl_cert_file=server.crt", "-c ssl_key_file=server.key", "-c hba_file=\(hba)"]
     }
 
     /// Stops the server (fast shutdown: open sessions are ended). Errors are logged, not thrown: stopping a
@@ -136,7 +179,8 @@ public struct EmbeddedPostgres: Sendable {
         }
     }
 
-    /// A client configuration for `database` on this server (no TLS, trust auth on loopback).
+    /// A client configuration for `database` on this server (no TLS, trust auth on loopback; a server started with
+    /// ``Configuration/tls`` refuses it: build one from ``url(database:)`` with an `sslmode` instead).
     public func clientConfiguration(database: String) -> PostgresClient.Configuration {
         PostgresClient.Configuration(
             host: "127.0.0.1",
@@ -155,6 +199,25 @@ public struct EmbeddedPostgres: Sendable {
 }
 
 extension EmbeddedPostgres {
+    /// Starts a server in a new temporary folder with ``Configuration/throwawaySettings``; it is stopped and its
+    /// folder deleted when this process exits (even by a crash).
+    /// - Parameters:
+    ///   - name: The folder's prefix.
+    ///   - tls: The server's certificate and key, for a server that accepts only TLS over TCP.
+    ///   - logger: Receives what the server does.
+    public static func startThrowaway(
+        name: String, tls: Configuration.TLSFiles? = nil, logger: Logger
+    ) throws -> EmbeddedPostgres {
+        let directory = NSTemporaryDirectory() + "\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let server = try EmbeddedPostgres(
+            configuration: .init(dataDirectory: directory, settings: Configuration.throwawaySettings, tls: tls),
+            logger: logger
+        )
+        try server.start()
+        ProcessCleanup.register(server)
+        return server
+    }
+
     /// A TCP port on 127.0.0.1 that was free a moment ago (what the server is started on when no port is given);
     /// tests use it for a port nothing listens on.
     public static func freeLoopbackPort() throws -> Int {

@@ -7,6 +7,7 @@ public struct EmbeddedPostgresError: Error, Sendable, Equatable, CustomStringCon
             case commandFailed = "command_failed"
             case notReachable = "not_reachable"
             case invalidURL = "invalid_url"
+            case invalidTLS = "invalid_tls"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -19,6 +20,8 @@ public struct EmbeddedPostgresError: Error, Sendable, Equatable, CustomStringCon
         public static let notReachable = Code(.notReachable)
         /// A `postgres://` URL could not be parsed.
         public static let invalidURL = Code(.invalidURL)
+        /// An `sslmode` is unknown, or a CA file is missing, unreadable or needed and not given.
+        public static let invalidTLS = Code(.invalidTLS)
 
         /// A stable snake_case name, usable as a metric label.
         public var description: String { self.base.rawValue }

@@ -154,15 +154,8 @@ public actor TestDatabase {
         if let url = ProcessInfo.processInfo.environment["POSTGRES_URL"], !url.isEmpty {
             return .external(try DatabaseURL.parse(url))
         }
-        let directory = NSTemporaryDirectory() + "ridesharing-test-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let logger = Logger(label: "test-database", factory: { _ in SwiftLogNoOpLogHandler() })
-        let server = try EmbeddedPostgres(
-            configuration: .init(dataDirectory: directory, settings: EmbeddedPostgres.Configuration.throwawaySettings),
-            logger: logger
-        )
-        try server.start()
-        ProcessCleanup.register(server)
-        return .embedded(server)
+        return .embedded(try EmbeddedPostgres.startThrowaway(name: "ridesharing-test-pg", logger: logger))
     }
 }
 

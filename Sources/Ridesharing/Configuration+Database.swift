@@ -13,10 +13,11 @@ extension Configuration {
         var server: EmbeddedPostgres?
         switch self.database {
         case .url(let url):
-            client = try DatabaseURL.clientConfiguration(url)
+            client = try DatabaseURL.clientConfiguration(url, defaults: self.databaseTLS)
         case .parts(let host, let port, let user, let password, let database):
             client = PostgresClient.Configuration(
-                host: host, port: port, username: user, password: password, database: database, tls: .disable
+                host: host, port: port, username: user, password: password, database: database,
+                tls: try self.databaseTLS.clientTLS()
             )
         case .embedded(let directory):
             let absolute = URL(fileURLWithPath: directory, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))

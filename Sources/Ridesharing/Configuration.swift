@@ -25,6 +25,9 @@ struct Configuration: Sendable {
     }
 
     var database: Database
+    /// `DATABASE_SSL_MODE` and `DATABASE_SSL_ROOT_CERT`: the TLS of a `.parts` database, and of a `.url` one
+    /// where the URL says nothing (its `sslmode` and `sslrootcert` win).
+    var databaseTLS = DatabaseTLS()
     /// Where ``database`` came from, for messages that name it.
     var databaseSource = "DATABASE_URL, POSTGRES_* or their defaults"
     var maximumConnections: Int
@@ -41,7 +44,10 @@ struct Configuration: Sendable {
         if embeddedPostgres {
             self.database = .embedded(dataDirectory: try settings.string(.embeddedPostgresData))
         } else if let url = try settings.optionalString(.databaseURL) {
-            _ = try DatabaseURL.parse(url)
+            let tls = try Self.databaseTLS(settings)
+            self.databaseTLS = tls
+            // Built once now so that a bad URL, sslmode or CA file stops the process at start.
+            try Self.invalid { _ = try DatabaseURL.clientConfiguration(url, defaults: tls) }
             self.database = .url(url)
         } else {
             self.database = .parts(
@@ -51,6 +57,9 @@ struct Configuration: Sendable {
                 password: try settings.optionalString(.postgresPassword),
                 database: try settings.string(.postgresDatabase)
             )
+            let tls = try Self.databaseTLS(settings)
+            self.databaseTLS = tls
+            try Self.invalid { _ = try tls.clientTLS() }
         }
         self.maximumConnections = try settings.integer(.databaseMaxConnections)
         guard let logLevel = Logger.Level(rawValue: try settings.choice(.logLevel)),
@@ -83,5 +92,25 @@ struct Configuration: Sendable {
         }
         try runtime.validate()
         self.runtime = runtime
+    }
+
+    /// Runs `body`, turning a URL or TLS error into ``Invalid`` (its message names the setting; a URL's own
+    /// errors are prefixed with `DATABASE_URL`).
+    private static func invalid(_ body: () throws -> Void) throws {
+        do { try body() } catch let error as EmbeddedPostgresError {
+            throw Invalid(description: error.code == .invalidURL ? "DATABASE_URL: \(error.message)" : error.message)
+        }
+    }
+
+    /// `DATABASE_SSL_MODE` and `DATABASE_SSL_ROOT_CERT`.
+    private static func databaseTLS(_ settings: SettingsReader) throws -> DatabaseTLS {
+        guard let mode = DatabaseTLS.Mode(rawValue: try settings.choice(.databaseSSLMode)) else {
+            preconditionFailure("Setting.databaseSSLMode lists only DatabaseTLS.Mode words")
+        }
+        return DatabaseTLS(
+            mode: mode, rootCertificate: try settings.optionalString(.databaseSSLRootCert),
+            modeSource: Setting.databaseSSLMode.environmentName,
+            rootCertificateSource: Setting.databaseSSLRootCert.environmentName
+        )
     }
 }

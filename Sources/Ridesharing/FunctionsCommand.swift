@@ -63,7 +63,7 @@ struct FunctionsCall: AsyncParsableCommand {
     @Option(help: "create or delete: the operation of a bare document, when the function fires on both.")
     var operation: ChangeOperation?
 
-    @Option(name: .customLong("database-url"), help: "postgres://user:password@host:port/database.")
+    @Option(name: .customLong("database-url"), help: "postgres://user:password@host:port/database[?sslmode=MODE&sslrootcert=CA.pem].")
     var databaseURL: String?
 
     @Option(name: .customLong("local-data"), help: "The local stack's data folder.")

@@ -83,7 +83,7 @@ struct Local: AsyncParsableCommand {
         // With --database-url nothing else creates the data folder, and stack.json is written into it.
         try FileManager.default.createDirectory(atPath: LocalData.absolute(self.data), withIntermediateDirectories: true)
         try await LocalData.withDatabase(
-            url: url, embeddedIn: LocalData.postgresDirectory(self.data),
+            url: url, tls: configuration.databaseTLS, embeddedIn: LocalData.postgresDirectory(self.data),
             maximumConnections: configuration.maximumConnections, logger: logger
         ) { database, databaseURL in
             // A long-running process: a pool that arms no timer per request (see useSteadyPool for the measurement).

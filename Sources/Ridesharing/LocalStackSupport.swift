@@ -17,17 +17,19 @@ enum LocalData {
             .standardizedFileURL.path
     }
 
-    /// Runs `body` with a database: `url` when given, else an embedded server in `directory` (created on first
-    /// use, stopped afterwards). Passes the client configuration and the URL.
+    /// Runs `body` with a database: `url` when given (with `tls` where the URL names no `sslmode` or
+    /// `sslrootcert`), else an embedded server in `directory` (created on first use, stopped afterwards). Passes
+    /// the client configuration and the URL.
     static func withDatabase<T>(
         url: String?,
+        tls: DatabaseTLS = DatabaseTLS(),
         embeddedIn directory: String,
         maximumConnections: Int,
         logger: Logger,
         _ body: (PostgresClient.Configuration, String) async throws -> T
     ) async throws -> T {
         if let url {
-            var configuration = try DatabaseURL.clientConfiguration(url)
+            var configuration = try DatabaseURL.clientConfiguration(url, defaults: tls)
             configuration.options.maximumConnections = maximumConnections
             return try await body(configuration, url)
         }

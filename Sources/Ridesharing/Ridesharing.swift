@@ -8,7 +8,8 @@ struct Ridesharing: AsyncParsableCommand {
         abstract: "The ridesharing backend: migrations, the trigger worker and HTTP API, and the delivery admin.",
         discussion: """
             Database and logging: \(Setting.environmentHelp(.databaseAndLogging)). DATABASE_URL is \
-            postgres://user:password@host:port/database; when it is set, POSTGRES_* are ignored. LOG_LEVEL is one of \
+            postgres://user:password@host:port/database[?sslmode=MODE&sslrootcert=CA.pem]; when it is set, \
+            POSTGRES_* are ignored. LOG_LEVEL is one of \
             trace, debug, info, notice, warning, error, critical. Flags win over the environment, the environment \
             over the JSON file of --config-file or CONFIG_FILE, the file over the defaults. `ridesharing settings` \
             lists every setting.

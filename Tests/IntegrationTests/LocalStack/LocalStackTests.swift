@@ -85,6 +85,34 @@ struct LocalStackTests {
         #expect(legs == ["pickup", "dropoff"])
     }
 
+    @Test("the banner's next steps work as printed: its OpenAPI URL answers, its curl moves the manual clock 60 s")
+    func bannerNextSteps() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { _, database in
+            try await Self.withStack(database: database, configuration: Self.configuration(), logger: Self.logger) {
+                running in
+                let banner = running.endpoints.banner
+                let openAPI = try #require(
+                    banner.firstMatch(of: /http:\/\/\S+\/openapi\.json/).map { String($0.output) }
+                )
+                let document = try await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: openAPI),
+                    timeout: .seconds(30)
+                )
+                #expect(document.status == .ok, "\(openAPI)")
+                // The curl line, taken apart: its URL, its header, its body.
+                let curl = try #require(banner.firstMatch(of: /curl -X POST (\S+) -H '([^:]+): ([^']+)' -d '([^']+)'/))
+                var request = HTTPClientRequest(url: String(curl.1))
+                request.method = .POST
+                request.headers.add(name: String(curl.2), value: String(curl.3))
+                request.body = .bytes(ByteBuffer(string: String(curl.4)))
+                let before = await running.emulator.now()
+                let reply = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                #expect(reply.status == .ok)
+                #expect(await running.emulator.now().timeIntervalSince(before) == 60)
+            }
+        }
+    }
+
     @Test("the demo: drivers around Berlin, a booking, the nearest accepts, the ride to its summary and fare")
     func demo() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { _, database in
