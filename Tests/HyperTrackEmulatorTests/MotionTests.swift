@@ -217,4 +217,18 @@ struct MotionTests {
         #expect(motion.denseSamples(after: at(20), before: at(25)) == [at(21), at(22), at(23), at(24)])
         #expect(motion.denseSamples(after: at(25), before: at(30)).isEmpty)
     }
+
+    @Test("a motion exported before drives were planned (no track, no plan) imports planned from its start")
+    func legacyState() throws {
+        let motion = Motion(tripID: "T", route: Self.lRoute(north: 300, east: 300), startedAt: Self.start, speed: 10)
+        var object = try #require(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(motion)) as? [String: Any]
+        )
+        #expect(object["plan"] != nil && object["track"] != nil)
+        object["plan"] = nil
+        object["track"] = nil
+        object["initialSpeed"] = nil
+        let decoded = try JSONDecoder().decode(Motion.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(decoded == motion)
+    }
 }
