@@ -47,8 +47,10 @@ extension Engine {
         }
         let existing = motion.maneuvers ?? []
         var zones = Motion.zones(motion.track, speed: motion.speed)
-        for corner in existing.compactMap(\.corner) where motion.track.pieces[corner].radius != nil {
-            zones[corner].cap = (DrivingLimits.hardTurn * motion.track.pieces[corner].radius!).squareRoot()
+        for corner in existing.compactMap(\.corner) {
+            if let radius = motion.track.pieces[corner].radius {
+                zones[corner].cap = (DrivingLimits.hardTurn * radius).squareRoot()
+            }
         }
         var second = at.rounded(.up)
         var found: (Maneuver, SpeedPlan)?

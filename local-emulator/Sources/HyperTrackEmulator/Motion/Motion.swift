@@ -78,7 +78,7 @@ struct Motion: Codable, Equatable, Sendable {
         let high = min(to.timeIntervalSince(startedAt), plan.duration)
         var seconds = Set<Int>()
         for window in plan.dense where window.count == 2 {
-            let first = Int(max(window[0], low).rounded(.down)) + 0
+            let first = Int(max(window[0], low).rounded(.down))
             let last = Int(min(window[1], high).rounded(.up))
             guard first <= last else { continue }
             for second in first...last {
@@ -111,8 +111,12 @@ struct Motion: Codable, Equatable, Sendable {
         } else {
             let fresh = Motion(tripID: tripID, route: route, startedAt: startedAt, speed: speed)
             self.track = fresh.track
-            self.plan = fresh.replanned(with: maneuvers ?? []) ?? fresh.plan
-            if fresh.replanned(with: maneuvers ?? []) == nil { maneuvers = nil }
+            if let replanned = fresh.replanned(with: maneuvers ?? []) {
+                self.plan = replanned
+            } else {
+                self.plan = fresh.plan
+                maneuvers = nil
+            }
         }
     }
 }
