@@ -86,4 +86,39 @@ struct ManeuverEndpointTests {
             #expect(none.status == 400 && none.text.contains("after_seconds"), "\(none.text)")
         }
     }
+
+    @Test("reported positions, speeds and bearings agree: the distance between reports is the mean speed × 1 s")
+    func consistentReports() async throws {
+        try await withEmulator(configure: {
+            quiet(&$0); $0.options.tickInterval = 1
+        }) { emulator, client, receiver in
+            var webhooks = receiver.stream.makeAsyncIterator()
+            try await tracking("D1", emulator, client, &webhooks, at: (13.40, 52.52))
+            _ = try await client.createTrip(device: "D1", to: (13.41, 52.523))
+            let advanced = try await client.advance(300)
+            let reports: [(lng: Double, lat: Double, speed: Double, bearing: Double)] =
+                await webhooks.next(Int(advanced.object["webhook_attempts"] as? Double ?? 0)).flatMap(\.events)
+                .compactMap { event in
+                    guard event["type"] as? String == "location", let data = event["data"] as? [String: Any],
+                        let point = (data["geometry"] as? [String: Any])?["coordinates"] as? [Double],
+                        let speed = data["speed"] as? Double, let bearing = data["bearing"] as? Double
+                    else { return nil }
+                    return (point[0], point[1], speed, bearing)
+                }
+            #expect(reports.count > 60)
+            var straights = 0
+            for (a, b) in zip(reports, reports.dropFirst()) {
+                // Equirectangular metres: plenty over 15 m.
+                let north = (b.lat - a.lat) * .pi / 180 * 6_371_008.8
+                let east = (b.lng - a.lng) * .pi / 180 * 6_371_008.8 * cos(a.lat * .pi / 180)
+                let moved = (north * north + east * east).squareRoot()
+                #expect(abs(moved - (a.speed + b.speed) / 2) < 0.3, "\(a) → \(b): \(moved) m")
+                guard moved > 5, a.bearing == b.bearing else { continue }
+                straights += 1
+                let course = (atan2(east, north) * 180 / .pi + 360).truncatingRemainder(dividingBy: 360)
+                #expect(abs(course - a.bearing) < 1, "course \(course)° against bearing \(a.bearing)°")
+            }
+            #expect(straights > 30)
+        }
+    }
 }
