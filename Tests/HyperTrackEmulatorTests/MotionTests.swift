@@ -22,7 +22,7 @@ struct MotionTests {
     }
 
     @Test(
-        "one 200 m zone capped at 10 m/s: 0 → 10 at 1.5 m/s² (6.67 s, 33.3 m), 141.7 m cruising, 10 → 0 at 2 m/s² (5 s, 25 m)"
+        "a 200 m zone capped at 10 m/s: 0 → 10 at 1.5 m/s² (6.67 s, 33.3 m), 141.7 m cruising, 10 → 0 at 2 m/s² (5 s)"
     )
     func trapezoid() throws {
         let phases = try #require(
@@ -81,7 +81,7 @@ struct MotionTests {
     }
 
     @Test(
-        "a drive keeps every limit: from rest, ≤ 1.5 m/s² up, ≤ 2 m/s² down, ≤ 2.5 m/s² sideways, under 90% of each limit"
+        "every limit kept: from rest, ≤ 1.5 m/s² up, ≤ 2 m/s² down, ≤ 2.5 m/s² sideways, under 90% of the limit"
     )
     func limitsKept() {
         for (north, east) in [(300.0, 300.0), (900, 1700), (40, 2500), (1500, 60)] {

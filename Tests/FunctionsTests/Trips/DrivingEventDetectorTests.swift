@@ -91,7 +91,7 @@ struct DrivingEventDetectorTests {
     }
 
     @Test(
-        "the emulator's hard turn (90° on a 12 m arc at 8.49 m/s: 6 m/s², 2.2 s) is one event at 1 s reports, none at 5 s"
+        "the emulator's hard turn (90°, r = 12 m, 8.49 m/s: 6 m/s²) is one event at 1 s reports, none at 5 s"
     )
     func reportInterval() {
         // ω = v / r = 8.49 / 12 rad/s = 40.5°/s: two whole seconds of arc, then the last 9°.

@@ -26,7 +26,8 @@ extension Engine {
         guard let at = body["after_seconds"]?.doubleValue, at.isFinite, at >= earliest, at <= 86_400 else {
             throw .invalid(
                 "after_seconds",
-                "seconds after the drive started, not before now (\(elapsed)) nor before the previous manoeuvre ended (\(previousEnd))"
+                "seconds after the drive started, not before now (\(elapsed)) nor before the previous manoeuvre "
+                    + "ended (\(previousEnd))"
             )
         }
         var template = Maneuver(kind: kind, at: at)
@@ -69,9 +70,9 @@ extension Engine {
         guard let (maneuver, plan) = found else {
             throw .invalid(
                 "after_seconds",
-                "no second from \(at) s to the drive's end (\(motion.plan.duration.rounded()) s) allows a \(kind.rawValue): "
-                    + "it needs a straight driven at 5 m/s or more with room to brake for what is ahead (a hard turn: a "
-                    + "corner of 60° or more between streets fast enough for it)"
+                "no second from \(at) s to the drive's end (\(motion.plan.duration.rounded()) s) allows a "
+                    + "\(kind.rawValue): it needs a straight driven at 5 m/s or more with room to brake for what is "
+                    + "ahead (a hard turn: a corner of 60° or more between streets fast enough for it)"
             )
         }
         // Only the plan ahead changes (the manoeuvre is not in the past), so the positions so far stay true.
