@@ -17,7 +17,8 @@ public struct AnalyzeTrip: TriggerFunction {
     private let trips: Backend.Configuration.Trips
 
     /// Creates the function.
-    /// - Parameter trips: The posted speed limit the detector measures speeding against.
+    /// - Parameter trips: The default posted limit the detector measures speeding against where a location
+    ///   carries none (see `Backend.Configuration.Trips.speedLimit`).
     public init(trips: Backend.Configuration.Trips) {
         self.trips = trips
     }
@@ -35,7 +36,7 @@ public struct AnalyzeTrip: TriggerFunction {
         }
         let points = try await store.locations(deviceID: drive.deviceID, from: drive.startedAt, to: drive.endedAt)
         let limit = self.trips.speedLimit
-        let analysis = TripAnalysis(points: points, postedLimit: { _ in limit })
+        let analysis = TripAnalysis(points: points, postedLimit: { $0.postedLimit ?? limit })
         let first = points.min { $0.time < $1.time }
         let last = points.max { $0.time < $1.time }
         let (startPlace, endPlace): (OrderRow.Place?, OrderRow.Place?) =

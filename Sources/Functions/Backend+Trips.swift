@@ -1,9 +1,14 @@
 extension Backend.Configuration {
     /// Driver trips: where speeding is measured against, and the insurance program's qualification rule.
     public struct Trips: Sendable, Hashable {
-        /// The posted limit in km/h that speeding is measured against, everywhere. Default 50, the limit inside
-        /// German towns (StVO §3), where the reference rides run. HyperTrack's locations carry no limit and the
-        /// backend has no road map, so one configured limit is the source; a per-road source would replace it.
+        /// The posted limit in km/h that speeding is measured against where a location does not say its own.
+        /// Default 50, the limit inside German towns (StVO §3), where the reference rides run.
+        ///
+        /// HyperTrack's locations carry no limit and the backend has no road map, so with HyperTrack this one
+        /// configured limit is the source, and correctness never depends on more. A location that carries
+        /// `data.posted_limit_kmh` (an optional extension: the local emulator sends its street's limit, and a
+        /// map-matching source could) is measured against that instead, so the emulator's 30/50/70 streets are
+        /// judged by their own limits. Values outside 5–300 are ignored.
         public var speedLimit: Double
         /// The qualification rule of the program.
         public var program: Program

@@ -103,7 +103,8 @@ extension Setting {
 
     static let tripsSpeedLimit = Setting(
         "trips.speedLimitKmh", "TRIPS_SPEED_LIMIT_KMH", default: .value("50"), .integer(5...300), group: .backend,
-        "Posted limit in km/h that driver trips' speeding is measured against (HyperTrack gives none)."
+        "Posted limit in km/h that driver trips' speeding is measured against where a location carries none "
+            + "(HyperTrack gives none; a location's `posted_limit_kmh`, which the local emulator sends, wins)."
     )
     static let programMinimumTrips = Setting(
         "program.minimumTrips", "PROGRAM_MINIMUM_TRIPS", default: .value("10"), .integer(1...10_000),

@@ -13,6 +13,10 @@ public struct TripPoint: Sendable, Hashable, Codable {
     public var speed: Double?
     /// Degrees clockwise from north, as the device measured it; `nil` when the event had none.
     public var bearing: Double?
+    /// The posted limit in km/h where it was recorded, when its location said (`data.posted_limit_kmh`, an
+    /// extension the local emulator sends; HyperTrack does not): used for speeding instead of the configured
+    /// default. Not stored with a path's points.
+    public var postedLimit: Double? = nil
 
     /// Creates a point.
     /// - Parameters:
@@ -21,12 +25,21 @@ public struct TripPoint: Sendable, Hashable, Codable {
     ///   - longitude: Degrees east.
     ///   - speed: Metres per second, if known.
     ///   - bearing: Degrees clockwise from north, if known.
-    public init(time: Date, latitude: Double, longitude: Double, speed: Double? = nil, bearing: Double? = nil) {
+    ///   - postedLimit: The posted limit in km/h there, if the location said.
+    public init(
+        time: Date,
+        latitude: Double,
+        longitude: Double,
+        speed: Double? = nil,
+        bearing: Double? = nil,
+        postedLimit: Double? = nil
+    ) {
         self.time = time
         self.latitude = latitude
         self.longitude = longitude
         self.speed = speed
         self.bearing = bearing
+        self.postedLimit = postedLimit
     }
 
     private enum CodingKeys: String, CodingKey {

@@ -75,7 +75,9 @@ struct TripStore<Executor: QueryExecutor>: Sendable {
                    CASE WHEN jsonb_typeof(payload -> 'data' -> 'speed') = 'number'
                         THEN (payload -> 'data' ->> 'speed')::double precision END,
                    CASE WHEN jsonb_typeof(payload -> 'data' -> 'bearing') = 'number'
-                        THEN (payload -> 'data' ->> 'bearing')::double precision END
+                        THEN (payload -> 'data' ->> 'bearing')::double precision END,
+                   CASE WHEN jsonb_typeof(payload -> 'data' -> 'posted_limit_kmh') = 'number'
+                        THEN (payload -> 'data' ->> 'posted_limit_kmh')::double precision END
             FROM webhook_events
             WHERE type = 'location' AND device_id = \(deviceID) AND received_at BETWEEN \(start) AND \(end)
               AND latitude IS NOT NULL AND longitude IS NOT NULL AND recorded_at IS NOT NULL
@@ -83,10 +85,18 @@ struct TripStore<Executor: QueryExecutor>: Sendable {
             """,
             logger: self.logger
         ) { row in
-            let (time, latitude, longitude, speed, bearing) = try row.decode(
-                (Date, Double, Double, Double?, Double?).self
+            let (time, latitude, longitude, speed, bearing, limit) = try row.decode(
+                (Date, Double, Double, Double?, Double?, Double?).self
             )
-            return TripPoint(time: time, latitude: latitude, longitude: longitude, speed: speed, bearing: bearing)
+            // A limit outside what any road posts is not believed (the configured default applies there).
+            return TripPoint(
+                time: time,
+                latitude: latitude,
+                longitude: longitude,
+                speed: speed,
+                bearing: bearing,
+                postedLimit: limit.flatMap { (5...300).contains($0) ? $0 : nil }
+            )
         }
     }
 

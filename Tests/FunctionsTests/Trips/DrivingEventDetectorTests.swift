@@ -90,6 +90,21 @@ struct DrivingEventDetectorTests {
         #expect(self.detector.events(in: smooth.points).isEmpty)
     }
 
+    @Test(
+        "the emulator's hard turn (90°, r = 12 m, 8.49 m/s: 6 m/s²) is one event at 1 s reports, none at 5 s"
+    )
+    func reportInterval() {
+        // ω = v / r = 8.49 / 12 rad/s = 40.5°/s: two whole seconds of arc, then the last 9°.
+        let speed = 72.0.squareRoot()
+        let degreesPerSecond = speed / 12 * 180 / .pi
+        let drive = SyntheticDrive(speed: speed, bearing: 0).cruise(10)
+            .turn(degreesPerSecond, seconds: 2).turn(90 - 2 * degreesPerSecond, seconds: 1).cruise(10)
+        #expect(self.detector.events(in: drive.points).map(\.kind) == [.hardTurn])
+        // Every fifth point (the emulator's default 5 s step): 90° over 5 s at 8.49 m/s is 2.7 m/s² on average.
+        let sparse = drive.points.enumerated().filter { $0.offset % 5 == 0 }.map(\.element)
+        #expect(self.detector.events(in: sparse).isEmpty)
+    }
+
     @Test("a sharp change of bearing below 18 km/h (a turn at walking pace, a noisy heading) is no hard turn")
     func slowTurn() {
         let drive = SyntheticDrive(speed: 4.9, bearing: 0).cruise(3).turn(90, seconds: 2).cruise(3)

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -79,7 +80,14 @@ struct APIClient: Sendable {
     /// GETs `path` from the application and returns the body as bytes, for replies that are not JSON (the trip
     /// map's SVG).
     func raw(_ path: String, token: String?) async throws -> (status: Int, body: Data, contentType: String?) {
-        guard case .application(let client) = self.transport else { throw APIClientError.invalidHeader("raw: stack") }
+        guard case .application(let client) = self.transport else {
+            guard case .stack(let stack) = self.transport else { throw APIClientError.invalidHeader("raw") }
+            var request = HTTPClientRequest(url: stack.baseURL + path)
+            if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 8 << 20)
+            return (Int(response.status.code), Data(buffer: body), response.headers.first(name: "Content-Type"))
+        }
         var fields = HTTPFields()
         if let token { fields[.authorization] = "Bearer \(token)" }
         let response = try await client.executeRequest(uri: path, method: .get, headers: fields, body: nil)

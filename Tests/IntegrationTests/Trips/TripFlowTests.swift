@@ -16,7 +16,8 @@ struct TripFlowTests {
     /// A drive of about 6.4 km east along a street at 52.52° N, one sample a second with the device's speed and
     /// bearing: 12 m/s, a hard brake at −4 m/s² for 2 s, a slow stretch, a gentle 2 m/s² ramp to 17 m/s (61.2 km/h,
     /// over the 50 limit plus 5) held for 20 s, a gentle slow-down, then 12 m/s to the end.
-    static func drive(device: String, from start: Date) -> [JSONValue] {
+    /// - Parameter limits: `data.posted_limit_kmh` of the location at each second (`nil`: none, as HyperTrack).
+    static func drive(device: String, from start: Date, limits: (Int) -> Double? = { _ in nil }) -> [JSONValue] {
         var speeds: [Double] = Array(repeating: 12, count: 240)
         speeds += [8, 4] + Array(repeating: 4, count: 10)
         speeds += [6, 8, 10, 12, 14, 16] + Array(repeating: 17, count: 20) + [15, 13]
@@ -31,14 +32,14 @@ struct TripFlowTests {
             previous = speed
             let time = formatter.string(from: start.addingTimeInterval(Double(second)))
             let lng = 13.40 + east / (metresPerDegree * cos(52.52 * .pi / 180))
+            var data: [String: JSONValue] = [
+                "geometry": ["type": "Point", "coordinates": [.number(lng), 52.52]], "accuracy": 5,
+                "speed": .number(speed), "bearing": 90,
+            ]
+            if let limit = limits(second) { data["posted_limit_kmh"] = .number(limit) }
             events.append([
                 "created_at": .string(time), "recorded_at": .string(time), "device_id": .string(device),
-                "type": "location",
-                "data": [
-                    "geometry": ["type": "Point", "coordinates": [.number(lng), 52.52]], "accuracy": 5,
-                    "speed": .number(speed), "bearing": 90,
-                ],
-                "version": "2.0.0",
+                "type": "location", "data": .object(data), "version": "2.0.0",
             ])
         }
         return events
@@ -130,6 +131,54 @@ struct TripFlowTests {
                 logger: BackendHarness.logger
             )
             #expect(try await rows.decode(Int64.self).reduce(0, +) == 2)
+        }
+    }
+
+    @Test("a location's posted_limit_kmh is what speeding is measured against; an absurd one, or none, is 50")
+    func postedLimitsFromLocations() async throws {
+        let tracking = FakeTripTracking()
+        try await RideHarness.with(tracking: tracking) { h in
+            let (rider, driver, order) = try await RideTests.acceptedRide(h, tracking)
+            let pickupTrip = try #require(tracking.trips.first)
+            try await h.webhook([RideHarness.tripEvent("destination_arrival", trip: pickupTrip)])
+            try await h.eventually("REACHED_PICKUP") {
+                try await h.order(order, token: rider)["status"] == "REACHED_PICKUP"
+            }
+            #expect(try await h.api.send(.POST, "/v1/orders/\(order)/start", token: driver).status == 200)
+            try await h.eventually("DROPPING_OFF") {
+                try await h.order(order, token: rider)["status"] == "DROPPING_OFF"
+            }
+            let dropoffTrip = try #require(tracking.trips.last)
+            // 43.2 km/h on a 30 street for 240 s (speeding against 30), the brake and the 61.2 km/h stretch with a
+            // limit of 1000 (not believed: speeding against 50), the rest without a limit (50; 43.2 is under it).
+            let locations = Self.drive(device: "DEV-1", from: Date(timeIntervalSince1970: 1_795_000_000)) { second in
+                second < 240 ? 30 : second < 290 ? 1000 : nil
+            }
+            for start in stride(from: 0, to: locations.count, by: 100) {
+                #expect(try await h.webhook(Array(locations[start..<min(start + 100, locations.count)])).status == 202)
+            }
+            try await h.eventually("the locations are handled") {
+                try await h.client.query(
+                    "SELECT count(*)::bigint FROM webhook_events WHERE type = 'location' AND processed_at IS NULL",
+                    logger: BackendHarness.logger
+                ).decode(Int64.self).reduce(0, +) == 0
+            }
+            try await h.webhook([RideHarness.tripEvent("destination_arrival", trip: dropoffTrip)])
+            try await h.eventually("REACHED_DROPOFF") {
+                try await h.order(order, token: rider)["status"] == "REACHED_DROPOFF"
+            }
+            #expect(try await h.api.send(.POST, "/v1/orders/\(order)/complete", token: driver).status == 200)
+            try await h.eventually("both drives are trips") {
+                try await h.api.send(.GET, "/v1/drivers/me/trips", token: driver).json["trips"].arrayValue.count == 2
+            }
+            let trips = try await h.api.send(.GET, "/v1/drivers/me/trips", token: driver).json["trips"].arrayValue
+            let id = try #require(trips.first?["id"].stringValue)
+            let events = try await h.api.send(.GET, "/v1/drivers/me/trips/\(id)", token: driver).json["events"]
+                .arrayValue
+            #expect(events.map { $0["type"] } == ["speeding", "hard_braking", "speeding"], "\(events)")
+            #expect(events.first?["posted_limit_kmh"] == 30)
+            #expect(events.first?["max_speed_kmh"].doubleValue.map { abs($0 - 43.2) < 1e-6 } == true)
+            #expect(events.last?["posted_limit_kmh"] == 50)
         }
     }
 }

@@ -44,7 +44,8 @@ extension HyperTrackEmulator {
         public var webhookURL: String?
         /// HMAC-SHA256 key of `x-hypertrack-signature`; `nil` (the default) uses ``secretKey``.
         public var webhookSecret: String?
-        /// Speed of simulated drivers in metres per second. Default 10 (36 km/h).
+        /// Top cruise speed of simulated drivers in metres per second. Default 10 (36 km/h). Each street is driven
+        /// at 90% of its posted limit, at most this; corners, starts and stops are slower (see ``DrivingLimits``).
         public var speed: Double = 10
         /// The clock. Default ``ClockMode/manual(startingAt:)``.
         public var clock: ClockMode = .manual()
@@ -64,7 +65,8 @@ extension HyperTrackEmulator {
 
     /// Advanced settings, all with defaults.
     public struct Options: Sendable {
-        /// Emulated seconds between simulation steps (and location webhooks of a moving device). Default 5.
+        /// Emulated seconds between simulation steps (and location webhooks of a moving device; around an injected
+        /// manoeuvre a moving device reports every second, delivered with the step's). Default 5.
         public var tickInterval: Double = 5
         /// Emulated seconds a trip stays `processing_completion` before it is `completed`. Default 2.
         public var completionDelay: Double = 2

@@ -63,30 +63,38 @@ extension HyperTrackEmulator {
         }
     }
 
-    /// Makes an active trip's device brake hard, accelerate rapidly or speed `afterSeconds` into its drive (as
-    /// `POST /_emulator/trips/{id}/maneuvers` does; see that route for the rates).
+    /// Makes an active trip's device brake hard, accelerate rapidly, speed or take a corner hard `afterSeconds` into
+    /// its drive (as `POST /_emulator/trips/{id}/maneuvers` does; see ``DrivingLimits`` for the rates).
     /// - Parameters:
     ///   - tripID: an active trip with a destination the device is driving to.
-    ///   - kind: `hard_brake`, `rapid_acceleration` or `speeding`.
-    ///   - afterSeconds: seconds after the drive started, not in the past.
+    ///   - kind: `hard_brake`, `rapid_acceleration`, `speeding` or `hard_turn`.
+    ///   - afterSeconds: seconds after the drive started, not in the past; the manoeuvre starts at the first whole
+    ///     second from then where it can be driven (a hard turn: takes the first suitable corner after it).
     ///   - speedKmh: `speeding` only: the speed held.
     ///   - durationSeconds: `speeding` only: how long it is held (default 20 s).
+    /// - Returns: where the manoeuvre landed.
     /// - Throws: ``HyperTrackEmulatorError/Code/invalidManeuver``.
+    @discardableResult
     public func addManeuver(
         tripID: String,
         kind: String,
         afterSeconds: Double,
         speedKmh: Double? = nil,
         durationSeconds: Double? = nil
-    ) async throws(HyperTrackEmulatorError) {
+    ) async throws(HyperTrackEmulatorError) -> InjectedManeuver {
         var body: [String: JSON] = ["kind": .string(kind), "after_seconds": .number(afterSeconds)]
         if let speedKmh { body["speed_kmh"] = .number(speedKmh) }
         if let durationSeconds { body["duration_seconds"] = .number(durationSeconds) }
+        let answer: JSON
         do {
-            _ = try await engine.addManeuver(tripID: tripID, body: .object(body))
+            answer = try await engine.addManeuver(tripID: tripID, body: .object(body))
         } catch {
             throw HyperTrackEmulatorError(.invalidManeuver, "\(error.title): \(error.detail)")
         }
+        let last = answer["maneuvers"]?.arrayValue?.last ?? .null
+        return InjectedManeuver(
+            kind: kind, afterSeconds: last["after_seconds"]?.doubleValue ?? afterSeconds,
+            postedLimitKmh: last["posted_limit_kmh"]?.doubleValue, cornerSeconds: last["corner_seconds"]?.doubleValue)
     }
 
     /// Switches every fault off (as `DELETE /_emulator/faults` does).

@@ -19,7 +19,8 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
     @Option(help: "Publishable key put in embed URLs.") var publishableKey = "emulator-publishable-key"
     @Option(help: "Where webhooks are POSTed.") var webhookURL: String?
     @Option(help: "HMAC-SHA256 key for x-hypertrack-signature (default: the secret key).") var webhookSecret: String?
-    @Option(help: "Driver speed in m/s.") var speed = 10.0
+    @Option(help: "Top cruise speed of drivers in m/s (each street is driven at 90% of its limit, at most this).")
+    var speed = 10.0
     @Option(help: "Clock speed as a multiple of real time; 0 = manual clock (POST /_emulator/clock/advance only).")
     var clockRate = 1.0
     @Option(help: "Default destination radius in metres.") var arrivalRadius = 30.0

@@ -13,7 +13,7 @@ extension LocalStack {
         public var emulatorPort: Int = 4010
         /// The emulator's clock: `.scaled(rate:)` for watching, `.manual()` for stepping (tests, the demo).
         public var clock: HyperTrackEmulator.ClockMode = .scaled(rate: 1)
-        /// Speed of the emulator's simulated drivers, m/s.
+        /// Top cruise speed of the emulator's simulated drivers, m/s (see `HyperTrackEmulator.Configuration.speed`).
         public var driverSpeed: Double = 10
         /// Emulated seconds between the emulator's simulation steps (and a driving device's locations). Default 5;
         /// tests of driving events use 1, as a phone's GPS reports while driving.

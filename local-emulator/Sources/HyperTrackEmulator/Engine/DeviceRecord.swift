@@ -8,30 +8,6 @@ struct LocationSample: Codable, Equatable, Sendable {
     var bearing: Double
 }
 
-/// A device driving along a route on behalf of a trip.
-struct Motion: Codable, Equatable, Sendable {
-    var tripID: String
-    var route: Route
-    var startedAt: Date
-    /// The cruise speed, m/s.
-    var speed: Double
-    /// Manoeuvres injected through the control API; `nil` (the default) drives at `speed` throughout.
-    var maneuvers: [Maneuver]? = nil
-
-    func travelled(at time: Date) -> Double {
-        let elapsed = max(0, time.timeIntervalSince(startedAt))
-        guard self.maneuvers?.isEmpty == false else { return elapsed * speed }
-        return self.profile(at: elapsed).distance
-    }
-
-    /// The speed at `time`: the cruise speed, or a manoeuvre's.
-    func speed(at time: Date) -> Double {
-        guard self.maneuvers?.isEmpty == false else { return speed }
-        return self.profile(at: max(0, time.timeIntervalSince(startedAt))).speed
-    }
-    func isFinished(at time: Date) -> Bool { travelled(at: time) >= route.length }
-}
-
 struct DeviceRecord: Codable, Equatable, Sendable {
     var id: String
     var name: String?

@@ -27,7 +27,7 @@ extension Engine {
         }
         if let estimate = trip.estimate, trip.status == .active {
             let remaining = remainingRoute(of: trip, estimate: estimate)
-            let remainingDuration = (remaining.length / configuration.speed).rounded()
+            let remainingDuration = remainingSeconds(of: trip, estimate: estimate)
             fields["estimate"] = [
                 "arrive_at": Timestamp.json(
                     trip.destination?.arrivedAt ?? now.addingTimeInterval(remainingDuration)),
@@ -55,6 +55,15 @@ extension Engine {
             return estimate.route
         }
         return motion.route.remaining(after: motion.travelled(at: device.lastRecordedAt))
+    }
+
+    /// Seconds the trip's drive still takes by its plan (the whole estimate while another trip drives the device).
+    func remainingSeconds(of trip: TripRecord, estimate: EstimateRecord) -> Double {
+        if trip.destination?.arrivedAt != nil { return 0 }
+        guard let device = state.devices[trip.deviceID], let motion = device.motion, motion.tripID == trip.id else {
+            return estimate.duration
+        }
+        return max(0, motion.plan.duration - motion.elapsed(device.lastRecordedAt)).rounded()
     }
 
     func renderTripGeofence(_ geofence: GeofenceRecord) -> JSON {
@@ -86,16 +95,19 @@ extension Engine {
         ]
     }
 
-    /// A `location` webhook event.
+    /// A `location` webhook event. A driving device's carries `posted_limit_kmh`, the limit of the street it is
+    /// on: an extension of ours (HyperTrack gives no limits) that a backend may use and must not need.
     func locationEvent(_ device: DeviceRecord) -> JSON {
-        [
+        var data: [String: JSON] = [
+            "geometry": device.position.point, "accuracy": 5, "speed": .number((device.speed * 100).rounded() / 100),
+            "bearing": .number((device.bearing * 10).rounded() / 10),
+        ]
+        if let motion = device.motion {
+            data["posted_limit_kmh"] = .number(motion.track.limit(at: motion.travelled(at: device.lastRecordedAt)))
+        }
+        return [
             "created_at": Timestamp.json(now), "recorded_at": Timestamp.json(device.lastRecordedAt),
-            "device_id": .string(device.id), "type": "location",
-            "data": [
-                "geometry": device.position.point, "accuracy": 5, "speed": .number(device.speed),
-                "bearing": .number(device.bearing.rounded()),
-            ],
-            "version": "2.0.0",
+            "device_id": .string(device.id), "type": "location", "data": .object(data), "version": "2.0.0",
         ]
     }
 }

@@ -4,12 +4,11 @@ extension Engine {
     /// Moves a device to where its motion puts it at `time`, recording the sample.
     func settle(_ device: inout DeviceRecord, at time: Date) {
         guard let motion = device.motion, time > device.lastRecordedAt else { return }
-        let travelled = motion.travelled(at: time)
-        let position = motion.route.position(at: travelled)
-        let finished = motion.isFinished(at: time)
+        let (travelled, speed) = motion.plan.state(at: motion.elapsed(time))
+        let position = motion.track.position(at: travelled)
         device.position = position
-        device.bearing = motion.route.bearing(at: min(travelled, motion.route.length))
-        device.speed = finished ? 0 : motion.speed(at: time)
+        device.bearing = motion.track.bearing(at: travelled)
+        device.speed = speed
         device.lastRecordedAt = time
         device.record(
             LocationSample(coordinate: position, recordedAt: time, speed: device.speed, bearing: device.bearing))
@@ -26,6 +25,13 @@ extension Engine {
             guard var device = state.devices[id], !device.deleted else { continue }
             if let motion = device.motion {
                 let moved = time > device.lastRecordedAt && !motion.isFinished(at: device.lastRecordedAt)
+                // Around a manoeuvre the phone's 1-second locations go out with the step's (see DrivingLimits).
+                if moved {
+                    for instant in motion.denseSamples(after: device.lastRecordedAt, before: time) {
+                        settle(&device, at: instant)
+                        if isReporting(device) { events.append(locationEvent(device)) }
+                    }
+                }
                 settle(&device, at: time)
                 if motion.isFinished(at: time) { device.motion = nil }
                 if moved, isReporting(device) {

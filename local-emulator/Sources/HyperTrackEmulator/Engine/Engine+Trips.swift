@@ -30,11 +30,13 @@ extension Engine {
             destination: destination, geofences: geofences, trackingID: state.random.trackingID())
         if let destination {
             let route = Route.plan(from: device.position, to: destination.center, seed: configuration.seed)
-            let duration = (route.length / configuration.speed).rounded()
+            let motion = Motion(
+                tripID: tripID, route: route, startedAt: now, speed: configuration.speed, initialSpeed: device.speed)
+            let duration = motion.plan.duration.rounded()
             trip.estimate = EstimateRecord(
                 route: route, startAddress: Geo.address(for: route.start), endAddress: destination.address,
                 arriveAt: now.addingTimeInterval(duration), duration: duration)
-            device.motion = Motion(tripID: tripID, route: route, startedAt: now, speed: configuration.speed)
+            device.motion = motion
         }
         device.stoppedExplicitly = false
         device.record(
@@ -126,21 +128,25 @@ extension Engine {
         if var device = state.devices[trip.deviceID], device.motion?.tripID == id {
             settle(&device, at: now)
             device.motion = nil
+            let rolling = device.speed
             device.speed = 0
             state.devices[trip.deviceID] = device
-            resumeMotion(of: trip.deviceID)
+            // A driver who completes a trip while still rolling drives on into the next one at that speed.
+            resumeMotion(of: trip.deviceID, speed: rolling)
         }
         enqueueEvents(reportChanges(of: trip.deviceID))
     }
 
-    /// Points a device at its newest active trip with a destination it has not reached, if any.
-    func resumeMotion(of deviceID: String) {
+    /// Points a device at its newest active trip with a destination it has not reached, if any, starting at
+    /// `speed` (m/s; from rest by default).
+    func resumeMotion(of deviceID: String, speed: Double = 0) {
         guard var device = state.devices[deviceID], device.motion == nil else { return }
         guard let next = activeTrips(of: deviceID).last(where: { $0.destination != nil && $0.destination?.arrivedAt == nil }),
             let destination = next.destination
         else { return }
         let route = Route.plan(from: device.position, to: destination.center, seed: configuration.seed)
-        device.motion = Motion(tripID: next.id, route: route, startedAt: now, speed: configuration.speed)
+        device.motion = Motion(
+            tripID: next.id, route: route, startedAt: now, speed: configuration.speed, initialSpeed: speed)
         state.devices[deviceID] = device
     }
 
