@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "hypertrack-emulator", targets: ["HyperTrackEmulatorServer"]),
         .executable(name: "trigger-bench", targets: ["TriggerBench"]),
         .executable(name: "soak-bench", targets: ["SoakBench"]),
+        .executable(name: "sse-bench", targets: ["SSEBench"]),
         .library(name: "TriggerRuntime", targets: ["TriggerRuntime"]),
         .library(name: "HyperTrackAPI", targets: ["HyperTrackAPI"]),
         .library(name: "Functions", targets: ["Functions"]),
@@ -198,9 +199,33 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the benchmarks share: child processes of this build, free ports, report sections.
+        .target(
+            name: "BenchSupport",
+            dependencies: ["EmbeddedPostgres"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "SSEBench",
+            dependencies: [
+                "BenchSupport",
+                "EmbeddedPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "SoakBench",
             dependencies: [
+                "BenchSupport",
                 "EmbeddedPostgres",
                 "HyperTrackAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

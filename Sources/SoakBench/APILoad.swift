@@ -1,3 +1,4 @@
+import BenchSupport
 import AsyncHTTPClient
 import Foundation
 import HyperTrackAPI
@@ -62,7 +63,7 @@ struct APILoad: Sendable {
                     )
                     try self.check(order, 201, "POST /v1/orders")
                     guard let id = order.json?["id"] as? String else {
-                        throw SoakError("POST /v1/orders answered without an id: \(order.text)")
+                        throw BenchError("POST /v1/orders answered without an id: \(order.text)")
                     }
                     try await self.expect(.GET, "/v1/orders/\(id)", token: rider, 200)
                     try await self.expect(.GET, "/v1/orders", token: rider, 200)
@@ -112,7 +113,7 @@ struct APILoad: Sendable {
         let response = try await self.send(.POST, path, body: body)
         try self.check(response, 201, "POST \(path)")
         guard let token = response.json?["token"] as? String else {
-            throw SoakError("POST \(path) answered without a token: \(response.text)")
+            throw BenchError("POST \(path) answered without a token: \(response.text)")
         }
         return token
     }
@@ -131,7 +132,7 @@ struct APILoad: Sendable {
         self.counters.lastProblem.withLock { $0 = "\(what): \(response.status) \(response.text.prefix(300))" }
         if response.status >= 500 {
             self.counters.serverErrors.add(1, ordering: .relaxed)
-            throw SoakError("\(what) answered \(response.status): \(response.text.prefix(300))")
+            throw BenchError("\(what) answered \(response.status): \(response.text.prefix(300))")
         }
     }
 

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// One scenario's numbers and checks.
@@ -94,8 +95,7 @@ struct SoakReport {
     var results: [ScenarioResult]
     var command: String
 
-    static let begin = "<!-- soak-bench:begin -->"
-    static let end = "<!-- soak-bench:end -->"
+    static let section = ReportSection(name: "soak-bench")
 
     var markdown: String {
         let machine = ProcessInfo.processInfo
@@ -112,28 +112,15 @@ struct SoakReport {
             + "requests from \(self.plan.users) virtual users; \(cycle). Memory is the process's VmRSS. The rule: "
             + "from three quarters of the run to the end, growth < 5% of the level at one quarter."
         return [
-            Self.begin,
             "## Soak: resident memory under a long mixed load (`soak-bench`)",
             "",
             intro,
             "",
             self.results.map(\.markdown).joined(separator: "\n\n"),
-            Self.end,
         ].joined(separator: "\n")
     }
 
     func write(into path: String) throws {
-        // A missing file starts empty; an unreadable one is an error (writing would replace what it holds).
-        let existing =
-            FileManager.default.fileExists(atPath: path) ? try String(contentsOfFile: path, encoding: .utf8) : ""
-        let updated: String
-        if let start = existing.range(of: Self.begin), let finish = existing.range(of: Self.end),
-            start.lowerBound < finish.upperBound
-        {
-            updated = existing.replacingCharacters(in: start.lowerBound..<finish.upperBound, with: self.markdown)
-        } else {
-            updated = existing + (existing.hasSuffix("\n") ? "\n" : "\n\n") + self.markdown + "\n"
-        }
-        try updated.write(toFile: path, atomically: true, encoding: .utf8)
+        try Self.section.write(self.markdown, into: path)
     }
 }

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import Logging
 import PostgresNIO
@@ -90,7 +91,7 @@ struct QueueStats: Sendable {
             let counts = try await self.counts()
             if counts.pending == 0 { return counts }
             guard ContinuousClock.now < deadline else {
-                throw SoakError("\(counts.pending) deliveries still pending after \(timeout)")
+                throw BenchError("\(counts.pending) deliveries still pending after \(timeout)")
             }
             // The poll interval: the queue belongs to another process and nothing notifies the benchmark.
             try await Task.sleep(for: .milliseconds(250))

@@ -1,3 +1,4 @@
+import BenchSupport
 import EmbeddedPostgres
 import Foundation
 import Logging
@@ -86,7 +87,7 @@ struct LocalScenario {
             let databaseURL = endpoints?["databaseURL"] as? String
         else {
             local.process.terminate()
-            throw SoakError("stack.json lacks apiURL, webhookSecret or databaseURL")
+            throw BenchError("stack.json lacks apiURL, webhookSecret or databaseURL")
         }
         return try await Soak(
             plan: self.plan, name: "local",

@@ -1,3 +1,4 @@
+import BenchSupport
 import AsyncHTTPClient
 import EmbeddedPostgres
 import Foundation
@@ -78,45 +79,4 @@ struct Soak: Sendable {
             stopSeconds: Dictionary(uniqueKeysWithValues: zip(self.processes.reversed().map(\.name), stops))
         )
     }
-}
-
-/// A free TCP port on 127.0.0.1 (bound to port 0, read back, closed).
-func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw SoakError("socket() failed") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-        }
-    }
-    guard bound else { throw SoakError("bind() to a free port failed") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
-/// A product of this build, next to the benchmark's own executable.
-func productURL(_ name: String) throws -> URL {
-    let url = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        .appendingPathComponent(name)
-    guard FileManager.default.isExecutableFile(atPath: url.path) else {
-        throw SoakError("\(url.path) is missing: build every product first (`swift build -c release`)")
-    }
-    return url
-}
-
-/// Runs a command of this build to its end; throws unless it exits 0.
-func runToCompletion(_ executable: String, _ arguments: [String], environment: [String: String]) async throws {
-    let process = Process()
-    process.executableURL = try productURL(executable)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let exit = ProcessExit(observing: process)
-    try process.run()
-    let status = try await exit.status(timeout: .seconds(300), "\(executable) \(arguments.joined(separator: " "))")
-    guard status == 0 else { throw SoakError("\(executable) \(arguments.joined(separator: " ")) exited with \(status)") }
 }

@@ -1,3 +1,4 @@
+import BenchSupport
 import ArgumentParser
 import Foundation
 import Logging
@@ -49,14 +50,8 @@ struct SoakBench: AsyncParsableCommand {
         }
         let report = SoakReport(plan: plan, results: results, command: CommandLine.arguments.dropFirst().joined(separator: " "))
         if let path = self.write { try report.write(into: path) }
-        guard results.allSatisfy(\.passed) else { throw SoakError("a process did not plateau, or a check failed") }
+        guard results.allSatisfy(\.passed) else { throw BenchError("a process did not plateau, or a check failed") }
     }
-}
-
-/// Writes a line to standard output at once (`print` is block-buffered into a file or a pipe, so progress lines
-/// would show only at the end).
-func say(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
 /// What every scenario runs.

@@ -4,16 +4,16 @@ import Synchronization
 
 /// A process of ours under soak (`ridesharing serve`, `ridesharing local`, `hypertrack-emulator`): started from the
 /// benchmark's own build folder, its output copied to a log file, ready when a line of its output says so.
-final class ChildProcess: @unchecked Sendable {
-    let name: String
-    let process = Process()
-    let logPath: String
+public final class ChildProcess: @unchecked Sendable {
+    public let name: String
+    public let process = Process()
+    public let logPath: String
     private let exit: ProcessExit
     private let ready: ReadyLine
 
     /// Starts `executable` (a product next to this benchmark) and returns once a line containing `readyMarker`
     /// was printed, or throws after `timeout` or when the process ends first.
-    static func start(
+    public static func start(
         _ name: String,
         executable: String,
         arguments: [String],
@@ -23,26 +23,34 @@ final class ChildProcess: @unchecked Sendable {
         timeout: Duration = .seconds(120)
     ) async throws -> ChildProcess {
         let child = try ChildProcess(
-            name: name, executable: executable, arguments: arguments, environment: environment,
-            readyMarker: readyMarker, logDirectory: logDirectory
+            name: name,
+            executable: executable,
+            arguments: arguments,
+            environment: environment,
+            readyMarker: readyMarker,
+            logDirectory: logDirectory
         )
         do {
             try await child.ready.wait(timeout: timeout)
         } catch {
             child.process.terminate()
-            throw SoakError("\(name) did not become ready: \(error) (its output: \(child.logPath))")
+            throw BenchError("\(name) did not become ready: \(error) (its output: \(child.logPath))")
         }
         return child
     }
 
     private init(
-        name: String, executable: String, arguments: [String], environment: [String: String], readyMarker: String,
+        name: String,
+        executable: String,
+        arguments: [String],
+        environment: [String: String],
+        readyMarker: String,
         logDirectory: String
     ) throws {
         self.name = name
         self.logPath = logDirectory + "/\(name).log"
         guard FileManager.default.createFile(atPath: self.logPath, contents: nil) else {
-            throw SoakError("cannot create \(self.logPath)")
+            throw BenchError("cannot create \(self.logPath)")
         }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: self.logPath))
         self.process.executableURL = try productURL(executable)
@@ -74,35 +82,35 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    var pid: Int32 { self.process.processIdentifier }
+    public var pid: Int32 { self.process.processIdentifier }
 
     /// The resident set (VmRSS) in KiB, from `/proc/PID/status`.
-    func residentKiB() throws -> Int {
+    public func residentKiB() throws -> Int {
         try Self.residentKiB(pid: self.pid)
     }
 
-    static func residentKiB(pid: Int32) throws -> Int {
+    public static func residentKiB(pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
             let kib = line.split(separator: " ").compactMap({ Int($0) }).first
-        else { throw SoakError("no VmRSS for process \(pid)") }
+        else { throw BenchError("no VmRSS for process \(pid)") }
         return kib
     }
 
     /// CPU time (user + system) in seconds, from `/proc/PID/stat`.
-    func cpuSeconds() throws -> Double {
+    public func cpuSeconds() throws -> Double {
         let stat = try String(contentsOfFile: "/proc/\(self.pid)/stat", encoding: .utf8)
         // Fields after the command name (which may hold spaces) start after the last ')'.
-        guard let close = stat.lastIndex(of: ")") else { throw SoakError("unreadable /proc/\(self.pid)/stat") }
+        guard let close = stat.lastIndex(of: ")") else { throw BenchError("unreadable /proc/\(self.pid)/stat") }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
-            throw SoakError("unreadable /proc/\(self.pid)/stat")
+            throw BenchError("unreadable /proc/\(self.pid)/stat")
         }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// SIGTERM, then waits for the exit (graceful shutdown); SIGKILL after `timeout`.
-    func stop(timeout: Duration = .seconds(60)) async throws {
+    public func stop(timeout: Duration = .seconds(60)) async throws {
         guard self.process.isRunning else { return }
         self.process.terminate()
         do {
@@ -162,17 +170,11 @@ final class ReadyLine: Sendable {
             group.addTask {
                 // The deadline itself: this sleep is the clock of the timeout, not a wait for an outcome.
                 try await Task.sleep(for: timeout)
-                throw SoakError("no line with \"\(self.marker)\" within \(timeout)")
+                throw BenchError("no line with \"\(self.marker)\" within \(timeout)")
             }
             defer { group.cancelAll() }
             return try await group.next()!
         }
-        guard seen else { throw SoakError("the output ended before a line with \"\(self.marker)\"") }
+        guard seen else { throw BenchError("the output ended before a line with \"\(self.marker)\"") }
     }
-}
-
-/// A benchmark failure with its reason.
-struct SoakError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
