@@ -30,8 +30,13 @@ extension Backend {
         let router = self.makeHealthRouter(client: client, logger: logger, requiredMigrations: requiredMigrations)
         let v1 = router.group("v1")
         WebhookRoutes(store: store, configuration: self.configuration.webhook, logger: logger).register(v1)
-        let authenticated = v1.group().add(middleware: BearerAuthMiddleware(store: store))
-        APIRoutes(store: store, configuration: self.configuration).register(public: v1, authenticated: authenticated)
+        let accounts = AccountStore(client: client, logger: logger, settings: self.configuration.auth)
+        let authenticated = v1.group().add(middleware: BearerAuthMiddleware(accounts: accounts))
+        AuthRoutes(accounts: accounts).register(public: v1, authenticated: authenticated)
+        APIRoutes(store: store, accounts: accounts, configuration: self.configuration).register(authenticated)
+        if let outbox = self.configuration.auth.delivery as? CodeOutbox {
+            AuthRoutes.registerLocal(router, outbox: outbox)
+        }
         TripRoutes(store: store, configuration: self.configuration.trips).register(authenticated)
         let document = OpenAPIDocument(configuration: self.configuration)
         router.get("openapi.json") { _, _ in

@@ -74,6 +74,7 @@ struct BackendSettings: Sendable {
             confirmSubscriptions: try settings.boolean(.hyperTrackConfirmSubscriptions),
             retention: .seconds(86_400 * (try settings.integer(.webhookRetentionDays)))
         )
+        backend.auth = try Self.auth(settings)
         self.backend = backend
         self.httpHost = try settings.string(.httpHost)
         self.httpPort = try settings.integer(.httpPort)
@@ -81,6 +82,30 @@ struct BackendSettings: Sendable {
 }
 
 extension BackendSettings {
+    /// Sign-in settings; the code delivery is the webhook sender when its URL is set (nothing otherwise: `serve`
+    /// says so at start and refuses code requests).
+    static func auth(_ settings: SettingsReader) throws -> Functions.Backend.Configuration.Auth {
+        var auth = Functions.Backend.Configuration.Auth(
+            accessTokenTTL: .seconds(try settings.integer(.authAccessTokenTTL)),
+            refreshTokenTTL: .seconds(86_400 * (try settings.integer(.authRefreshTokenTTL))),
+            codeTTL: .seconds(try settings.integer(.authCodeTTL)),
+            codeMaxAttempts: try settings.integer(.authCodeMaxAttempts),
+            codesPerHour: try settings.integer(.authCodesPerHour)
+        )
+        let url = try settings.optionalString(.authCodeWebhookURL).flatMap { $0.isEmpty ? nil : $0 }
+        let secret = try settings.optionalString(.authCodeWebhookSecret).flatMap { $0.isEmpty ? nil : $0 }
+        if let url {
+            guard let secret else {
+                throw Configuration.Invalid(description: "\(Setting.authCodeWebhookSecret) is not set; it signs every code sent to \(Setting.authCodeWebhookURL)")
+            }
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+                throw Configuration.Invalid(description: "\(Setting.authCodeWebhookURL) must be an http(s) URL")
+            }
+            auth.delivery = WebhookCodeDelivery(url: url, secret: secret)
+        }
+        return auth
+    }
+
     /// The composition's configuration for `role`.
     /// - Parameters:
     ///   - role: What the process runs.

@@ -29,6 +29,10 @@ struct BackendHarness: Sendable {
         var configuration = BackendComposition.Configuration()
         configuration.role = role
         configuration.backend = backend
+        // Sign-in codes go to an outbox the tests read at GET /local/auth/codes/{phone}, as on a laptop.
+        if configuration.backend.auth.delivery == nil {
+            configuration.backend.auth.delivery = CodeOutbox(logger: Self.logger)
+        }
         configuration.httpPort = 0
         configuration.runtime.pollInterval = .milliseconds(200)
         configuration.runtime.shutdownGracePeriod = .seconds(2)
@@ -61,43 +65,6 @@ struct BackendHarness: Sendable {
                 }
             }
         }
-    }
-}
-
-extension APIClient {
-    /// Registers a rider; returns (id, token).
-    func rider(_ name: String = "Ria") async throws -> (id: String, token: String) {
-        let reply = try await self.send(.POST, "/v1/riders", json: ["name": .string(name), "phone": "+49 30 1234"])
-        guard reply.status == 201, let id = reply.json["user"]["id"].stringValue,
-            let token = reply.json["token"].stringValue
-        else { throw APIClientError.unexpected(reply.status, reply.json) }
-        return (id, token)
-    }
-
-    /// Registers a driver and, unless `online` is false, puts them online (a new driver is offline); returns
-    /// (id, token).
-    func driver(_ name: String = "Dana", device: String, online: Bool = true) async throws -> (id: String, token: String) {
-        let reply = try await self.send(
-            .POST,
-            "/v1/drivers",
-            json: [
-                "name": .string(name), "phone": "+49 30 9876", "device_id": .string(device),
-                "car": ["model": "Prius", "plate": "B-RS 42"],
-            ]
-        )
-        guard reply.status == 201, let id = reply.json["user"]["id"].stringValue,
-            let token = reply.json["token"].stringValue
-        else { throw APIClientError.unexpected(reply.status, reply.json) }
-        if online {
-            let availability = try await self.send(
-                .PUT,
-                "/v1/drivers/me/availability",
-                json: ["available": true],
-                token: token
-            )
-            guard availability.status == 200 else { throw APIClientError.unexpected(availability.status, availability.json) }
-        }
-        return (id, token)
     }
 }
 

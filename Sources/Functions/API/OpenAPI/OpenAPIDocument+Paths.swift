@@ -6,25 +6,71 @@ extension OpenAPIDocument {
     /// `{maximumPageSize}` is replaced by the configured page size when the document is built.
     static let paths = #"""
         {
-          "/v1/riders": {
+          "/v1/auth/code": {
             "post": {
-              "operationId": "registerRider", "summary": "Register a rider; returns the rider and a bearer token.", "security": [],
-              "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RegisterRider"}}}},
+              "operationId": "requestCode", "summary": "Send a 6-digit sign-in code to a phone (valid 5 minutes by default).", "security": [],
+              "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CodeRequest"}}}},
               "responses": {
-                "201": {"description": "Registered.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Registration"}}}},
+                "202": {"description": "Sent.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CodeSent"}}}},
                 "400": {"$ref": "#/components/responses/BadRequest"}, "413": {"$ref": "#/components/responses/TooLarge"},
-                "422": {"$ref": "#/components/responses/Invalid"}, "default": {"$ref": "#/components/responses/Error"}
+                "422": {"$ref": "#/components/responses/Invalid"},
+                "429": {"description": "Too many codes for this phone in the last hour (`Retry-After` says when to ask again).", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+                "502": {"description": "The SMS provider did not take the code.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+                "503": {"description": "No code delivery is configured.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+                "default": {"$ref": "#/components/responses/Error"}
               }
             }
           },
-          "/v1/drivers": {
+          "/v1/auth/session": {
             "post": {
-              "operationId": "registerDriver", "summary": "Register a driver with their HyperTrack device and car; returns the driver and a bearer token.", "security": [],
-              "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RegisterDriver"}}}},
+              "operationId": "signIn", "summary": "Trade a phone's code for an access token and a refresh token (a new account on a phone's first sign-in).", "security": [],
+              "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SignIn"}}}},
               "responses": {
-                "201": {"description": "Registered.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Registration"}}}},
-                "400": {"$ref": "#/components/responses/BadRequest"}, "409": {"description": "The device is registered to another driver.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+                "201": {"description": "Signed in.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SessionTokens"}}}},
+                "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"description": "Wrong, expired or used code.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
                 "413": {"$ref": "#/components/responses/TooLarge"}, "422": {"$ref": "#/components/responses/Invalid"},
+                "429": {"description": "The code had too many wrong tries; request a new one.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+                "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/v1/auth/refresh": {
+            "post": {
+              "operationId": "refresh", "summary": "Trade a refresh token (once) for a new pair; a used one revokes its session.", "security": [],
+              "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Refresh"}}}},
+              "responses": {
+                "200": {"description": "Refreshed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SessionTokens"}}}},
+                "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"description": "Not a live refresh token.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+                "413": {"$ref": "#/components/responses/TooLarge"}, "422": {"$ref": "#/components/responses/Invalid"},
+                "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/v1/auth/signout": {
+            "post": {
+              "operationId": "signOut", "summary": "Revoke the caller's session (its tokens stop working at once).",
+              "responses": {
+                "204": {"description": "Signed out."},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/v1/me/sessions": {
+            "get": {
+              "operationId": "listSessions", "summary": "The caller's live sessions, newest first.",
+              "responses": {
+                "200": {"description": "The sessions.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SessionList"}}}},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/v1/me/sessions/{id}": {
+            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string", "format": "uuid"}}],
+            "delete": {
+              "operationId": "revokeSession", "summary": "Revoke one of the caller's sessions (e.g. a lost phone's).",
+              "responses": {
+                "204": {"description": "Revoked."},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "404": {"$ref": "#/components/responses/NotFound"},
                 "default": {"$ref": "#/components/responses/Error"}
               }
             }
@@ -35,6 +81,17 @@ extension OpenAPIDocument {
               "responses": {
                 "200": {"description": "The caller.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/User"}}}},
                 "401": {"$ref": "#/components/responses/Unauthorized"}, "default": {"$ref": "#/components/responses/Error"}
+              }
+            },
+            "put": {
+              "operationId": "updateProfile", "summary": "Complete or change the caller's profile: a name; for drivers also their car and the HyperTrack device of their phone (bound to this account; a new one unbinds the old).",
+              "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Profile"}}}},
+              "responses": {
+                "200": {"description": "The caller.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/User"}}}},
+                "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"$ref": "#/components/responses/Unauthorized"},
+                "409": {"description": "The device is bound to another account.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+                "413": {"$ref": "#/components/responses/TooLarge"}, "422": {"$ref": "#/components/responses/Invalid"},
+                "default": {"$ref": "#/components/responses/Error"}
               }
             }
           },
@@ -148,7 +205,7 @@ extension OpenAPIDocument {
           },
           "/v1/drivers/nearby": {
             "get": {
-              "operationId": "nearbyDrivers", "summary": "Available, idle drivers near a point (positions only, at most 20).",
+              "operationId": "nearbyDrivers", "summary": "Available, idle cars near a point, for riders: positions rounded to 0.001° and distances to 100 m, no identities (at most 20).",
               "parameters": [
                 {"name": "lat", "in": "query", "required": true, "schema": {"type": "number", "minimum": -90, "maximum": 90}},
                 {"name": "lng", "in": "query", "required": true, "schema": {"type": "number", "minimum": -180, "maximum": 180}},
@@ -156,7 +213,8 @@ extension OpenAPIDocument {
               ],
               "responses": {
                 "200": {"description": "The drivers, nearest first.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/NearbyDrivers"}}}},
-                "401": {"$ref": "#/components/responses/Unauthorized"}, "422": {"$ref": "#/components/responses/Invalid"},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "403": {"$ref": "#/components/responses/Forbidden"},
+                "422": {"$ref": "#/components/responses/Invalid"},
                 "default": {"$ref": "#/components/responses/Error"}
               }
             }

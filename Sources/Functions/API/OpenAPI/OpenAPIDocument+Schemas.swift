@@ -5,7 +5,7 @@ extension OpenAPIDocument {
     static let components = #"""
         {
           "securitySchemes": {
-            "bearer": {"type": "http", "scheme": "bearer", "description": "The token `POST /v1/riders` or `POST /v1/drivers` returned."},
+            "bearer": {"type": "http", "scheme": "bearer", "description": "An access token of `POST /v1/auth/session` or `POST /v1/auth/refresh`."},
             "hypertrackSignature": {"type": "apiKey", "in": "header", "name": "x-hypertrack-signature", "description": "Lowercase hex of HMAC-SHA256(webhook secret, raw body), as HyperTrack signs its webhooks."}
           },
           "responses": {
@@ -40,28 +40,57 @@ extension OpenAPIDocument {
                 "plate": {"type": "string", "minLength": 1, "maxLength": 20, "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"}
               }
             },
-            "RegisterRider": {
-              "type": "object", "required": ["name", "phone"],
-              "properties": {"name": {"$ref": "#/components/schemas/Text200"}, "phone": {"$ref": "#/components/schemas/Phone"}}
+            "CodeRequest": {
+              "type": "object", "required": ["phone", "role"],
+              "properties": {"phone": {"$ref": "#/components/schemas/Phone"}, "role": {"type": "string", "enum": ["rider", "driver"]}}
             },
-            "RegisterDriver": {
-              "type": "object", "required": ["name", "phone", "device_id", "car"],
+            "CodeSent": {
+              "type": "object", "required": ["expires_in"], "additionalProperties": false,
+              "properties": {"expires_in": {"type": "integer"}}
+            },
+            "SignIn": {
+              "type": "object", "required": ["phone", "code"],
+              "properties": {"phone": {"$ref": "#/components/schemas/Phone"}, "code": {"type": "string", "pattern": "^[0-9]{6}$"}}
+            },
+            "Refresh": {
+              "type": "object", "required": ["refresh_token"],
+              "properties": {"refresh_token": {"type": "string"}}
+            },
+            "SessionTokens": {
+              "type": "object", "additionalProperties": false,
+              "required": ["access_token", "refresh_token", "expires_in", "token_type", "session_id", "user_id", "role"],
               "properties": {
-                "name": {"$ref": "#/components/schemas/Text200"}, "phone": {"$ref": "#/components/schemas/Phone"},
+                "access_token": {"type": "string"}, "refresh_token": {"type": "string"}, "expires_in": {"type": "integer"},
+                "token_type": {"type": "string", "enum": ["Bearer"]}, "session_id": {"type": "string", "format": "uuid"},
+                "user_id": {"type": "string", "format": "uuid"}, "role": {"type": "string", "enum": ["rider", "driver"]}
+              }
+            },
+            "Session": {
+              "type": "object", "required": ["id", "created_at", "refreshed_at", "expires_at", "current"], "additionalProperties": false,
+              "properties": {
+                "id": {"type": "string", "format": "uuid"}, "created_at": {"type": "string", "format": "date-time"},
+                "refreshed_at": {"type": "string", "format": "date-time"}, "expires_at": {"type": "string", "format": "date-time"},
+                "current": {"type": "boolean"}
+              }
+            },
+            "SessionList": {
+              "type": "object", "required": ["sessions"], "additionalProperties": false,
+              "properties": {"sessions": {"type": "array", "items": {"$ref": "#/components/schemas/Session"}}}
+            },
+            "Profile": {
+              "type": "object", "required": ["name"],
+              "properties": {
+                "name": {"$ref": "#/components/schemas/Text200"},
                 "device_id": {"$ref": "#/components/schemas/Text200"}, "car": {"$ref": "#/components/schemas/CarInput"}
               }
             },
             "User": {
-              "type": "object", "required": ["id", "role", "name", "phone"], "additionalProperties": false,
+              "type": "object", "required": ["id", "role", "phone"], "additionalProperties": false,
               "properties": {
                 "id": {"type": "string", "format": "uuid"}, "role": {"type": "string", "enum": ["rider", "driver"]},
                 "name": {"type": "string"}, "phone": {"type": "string"}, "device_id": {"type": "string"},
                 "car": {"$ref": "#/components/schemas/Car"}, "available": {"type": "boolean"}
               }
-            },
-            "Registration": {
-              "type": "object", "required": ["user", "token"], "additionalProperties": false,
-              "properties": {"user": {"$ref": "#/components/schemas/User"}, "token": {"type": "string"}}
             },
             "PlaceInput": {
               "type": "object", "required": ["lat", "lng"],
