@@ -281,6 +281,8 @@ let package = Package(
                 "EmbeddedPostgres", "HyperTrackEmulator", "TriggerRuntime", "Functions", "LocalStack",
                 "HyperTrackAPI", "Ridesharing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -45,7 +45,7 @@ struct LocalCommandTests {
         }
         let metrics = try await HTTP.send(.GET, "\(base)/metrics")
         #expect(metrics.status == 200)
-        #expect(RollingRestartTests.sum(metrics.body, "hb_requests", containing: "/v1/drivers") >= 1)
+        #expect(RollingRestartTests.sum(metrics.body, "hb_requests", containing: "/v1/auth/session") >= 1)
         #expect(metrics.body.contains(#"function="registerDriverDevice""#))
         Self.expectHelp(metrics.body)
         #expect(metrics.body.contains("trigger_deliveries_up 1"))
