@@ -34,6 +34,9 @@ extension Backend {
         let authenticated = v1.group().add(middleware: BearerAuthMiddleware(accounts: accounts))
         AuthRoutes(accounts: accounts).register(public: v1, authenticated: authenticated)
         APIRoutes(store: store, accounts: accounts, configuration: self.configuration).register(authenticated)
+        let operators = OperatorStore(client: client, logger: logger)
+        let ops = v1.group().add(middleware: OperatorAuthMiddleware(operators: operators, accounts: accounts))
+        OpsRoutes(client: client, logger: logger, channel: self.configuration.channel).register(ops)
         if let outbox = self.configuration.auth.delivery as? CodeOutbox {
             AuthRoutes.registerLocal(router, outbox: outbox)
         }

@@ -16,14 +16,16 @@ import Testing
 @Suite("Functions: the authorization matrix", .timeLimit(.minutes(5)))
 struct AuthorizationMatrixTests {
     enum Role: String, CaseIterable, Sendable {
-        case anonymous, expired, revoked, refreshReuse, otherRider, otherDriver, driver, rider
+        case anonymous, expired, revoked, refreshReuse, `operator`, otherRider, otherDriver, driver, rider
     }
 
-    /// Who gets what: the same status for every caller (public routes), or the four signed-in callers' statuses
-    /// (every token that does not work, and no token, get 401).
+    /// Who gets what: the same status for every caller (public routes); the four signed-in callers' statuses
+    /// (every token that does not work, no token and an operator's key get 401); or the operator's status on the
+    /// operational routes (riders and drivers 403, the rest 401).
     enum Access: Sendable {
         case everyone(Int)
         case signedIn(rider: Int, otherRider: Int, driver: Int, otherDriver: Int)
+        case operators(Int)
 
         static func riders(_ ok: Int) -> Access { .signedIn(rider: ok, otherRider: ok, driver: 403, otherDriver: 403) }
         static func drivers(_ ok: Int) -> Access { .signedIn(rider: 403, otherRider: 403, driver: ok, otherDriver: ok) }
@@ -32,6 +34,9 @@ struct AuthorizationMatrixTests {
         func status(_ role: Role) -> Int {
             switch (self, role) {
             case (.everyone(let status), _): status
+            case (.operators(let status), .operator): status
+            case (.operators, .rider), (.operators, .otherRider), (.operators, .driver), (.operators, .otherDriver): 403
+            case (.operators, _): 401
             case (.signedIn(let rider, _, _, _), .rider): rider
             case (.signedIn(_, let other, _, _), .otherRider): other
             case (.signedIn(_, _, let driver, _), .driver): driver
@@ -92,6 +97,10 @@ struct AuthorizationMatrixTests {
         "GET /v1/drivers/me/trips/{id}/map.svg": Entry(access: .drivers(404)),
         "POST /v1/drivers/me/trips/{id}/feedback": Entry(access: .drivers(400)),
         "GET /v1/drivers/me/program": Entry(access: .drivers(200)),
+        "GET /v1/ops/orders": Entry(access: .operators(200), query: "?status=NEW"),
+        "GET /v1/ops/drivers/positions": Entry(access: .operators(200)),
+        "GET /v1/ops/deliveries/dead": Entry(access: .operators(200)),
+        "POST /v1/ops/deliveries/{id}/retry": Entry(access: .operators(404)),
         "POST /v1/hypertrack/webhooks": Entry(access: .everyone(401), body: []),
         "POST /v1/hypertrack/webhooks/{secret}": Entry(access: .everyone(401), body: []),
     ]
@@ -123,6 +132,7 @@ struct AuthorizationMatrixTests {
             """,
             logger: BackendHarness.logger
         ).collect()
+        let operatorKey = try #require(try await OperatorStore(client: h.client, logger: BackendHarness.logger).create(name: "matrix"))
         let revoked = try await h.api.accounts.rider("Rev")
         #expect(try await h.api.send(.POST, "/v1/auth/signout", token: revoked.accessToken).status == 204)
         let reused = try await h.api.accounts.rider("Reu")
@@ -133,7 +143,7 @@ struct AuthorizationMatrixTests {
             tokens: [
                 .rider: rider.accessToken, .otherRider: otherRider.accessToken, .driver: driver.accessToken,
                 .otherDriver: otherDriver.accessToken, .expired: expired.accessToken, .revoked: revoked.accessToken,
-                .refreshReuse: reused.accessToken,
+                .refreshReuse: reused.accessToken, .operator: operatorKey,
             ],
             order: order,
             riderSecondSession: again.sessionID

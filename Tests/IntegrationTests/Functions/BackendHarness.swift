@@ -56,10 +56,13 @@ struct BackendHarness: Sendable {
         }
     }
 
-    /// Applies the backend's migrations (each in order, in one transaction) without recording them.
+    /// Applies the runtime's and the backend's migrations (each in order, in one transaction) without recording
+    /// them: the operational routes read the runtime's deliveries.
     static func migrate(_ client: PostgresClient, backend: Backend) async throws {
         try await client.withTransaction(logger: self.logger) { connection in
-            for migration in backend.migrations {
+            // The schema the migrator itself creates before the runtime's migrations.
+            try await connection.query("CREATE SCHEMA IF NOT EXISTS trigger_runtime", logger: self.logger)
+            for migration in TriggerRuntime.migrations + backend.migrations {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                 }

@@ -203,6 +203,50 @@ extension OpenAPIDocument {
               }
             }
           },
+          "/v1/ops/orders": {
+            "get": {
+              "operationId": "opsOrders", "summary": "Operators: orders in any state, newest first (at most 200).", "security": [{"operatorKey": []}],
+              "parameters": [{"name": "status", "in": "query", "schema": {"type": "string", "enum": ["NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "REACHED_DROPOFF", "COMPLETED", "CANCELLED"]}}],
+              "responses": {
+                "200": {"description": "The orders.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpsOrders"}}}},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "403": {"$ref": "#/components/responses/Forbidden"},
+                "422": {"$ref": "#/components/responses/Invalid"}, "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/v1/ops/drivers/positions": {
+            "get": {
+              "operationId": "opsPositions", "summary": "Operators: every driver's exact last position, newest first (at most 1000).", "security": [{"operatorKey": []}],
+              "responses": {
+                "200": {"description": "The positions.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpsPositions"}}}},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "403": {"$ref": "#/components/responses/Forbidden"},
+                "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/v1/ops/deliveries/dead": {
+            "get": {
+              "operationId": "opsDeadDeliveries", "summary": "Operators: dead-lettered deliveries, newest first (at most 200).", "security": [{"operatorKey": []}],
+              "responses": {
+                "200": {"description": "The deliveries.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpsDeliveries"}}}},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "403": {"$ref": "#/components/responses/Forbidden"},
+                "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/v1/ops/deliveries/{id}/retry": {
+            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "integer", "format": "int64"}}],
+            "post": {
+              "operationId": "opsRetryDelivery", "summary": "Operators: replay a dead delivery (as `ridesharing events retry`).", "security": [{"operatorKey": []}],
+              "responses": {
+                "202": {"description": "Replayed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OpsRetry"}}}},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "403": {"$ref": "#/components/responses/Forbidden"},
+                "404": {"description": "No such delivery.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+                "409": {"description": "The delivery is not dead-lettered.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+                "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
           "/v1/drivers/nearby": {
             "get": {
               "operationId": "nearbyDrivers", "summary": "Available, idle cars near a point, for riders: positions rounded to 0.001° and distances to 100 m, no identities (at most 20).",

@@ -6,6 +6,7 @@ extension OpenAPIDocument {
         {
           "securitySchemes": {
             "bearer": {"type": "http", "scheme": "bearer", "description": "An access token of `POST /v1/auth/session` or `POST /v1/auth/refresh`."},
+            "operatorKey": {"type": "http", "scheme": "bearer", "description": "An operator's key from `ridesharing operators create NAME` (the /v1/ops routes only)."},
             "hypertrackSignature": {"type": "apiKey", "in": "header", "name": "x-hypertrack-signature", "description": "Lowercase hex of HMAC-SHA256(webhook secret, raw body), as HyperTrack signs its webhooks."}
           },
           "responses": {
@@ -83,6 +84,42 @@ extension OpenAPIDocument {
                 "name": {"$ref": "#/components/schemas/Text200"},
                 "device_id": {"$ref": "#/components/schemas/Text200"}, "car": {"$ref": "#/components/schemas/CarInput"}
               }
+            },
+            "OpsOrders": {
+              "type": "object", "required": ["orders"], "additionalProperties": false,
+              "properties": {"orders": {"type": "array", "items": {
+                "type": "object", "required": ["id", "status", "rider_id", "created_at"], "additionalProperties": false,
+                "properties": {
+                  "id": {"type": "string", "format": "uuid"}, "status": {"type": "string"}, "rider_id": {"type": "string", "format": "uuid"},
+                  "driver_id": {"type": "string", "format": "uuid"}, "created_at": {"type": "string", "format": "date-time"}
+                }
+              }}}
+            },
+            "OpsPositions": {
+              "type": "object", "required": ["drivers"], "additionalProperties": false,
+              "properties": {"drivers": {"type": "array", "items": {
+                "type": "object", "required": ["driver_id", "available", "lat", "lng", "recorded_at"], "additionalProperties": false,
+                "properties": {
+                  "driver_id": {"type": "string", "format": "uuid"}, "name": {"type": "string"}, "device_id": {"type": "string"},
+                  "available": {"type": "boolean"}, "lat": {"type": "number"}, "lng": {"type": "number"},
+                  "recorded_at": {"type": "string", "format": "date-time"}
+                }
+              }}}
+            },
+            "OpsDeliveries": {
+              "type": "object", "required": ["deliveries"], "additionalProperties": false,
+              "properties": {"deliveries": {"type": "array", "items": {
+                "type": "object", "required": ["id", "function", "table", "document_key", "attempt", "committed_at"], "additionalProperties": false,
+                "properties": {
+                  "id": {"type": "integer"}, "function": {"type": "string"}, "table": {"type": "string"},
+                  "document_key": {"type": "string"}, "attempt": {"type": "integer"},
+                  "committed_at": {"type": "string", "format": "date-time"}, "last_error": {"type": "string"}
+                }
+              }}}
+            },
+            "OpsRetry": {
+              "type": "object", "required": ["id", "retried"], "additionalProperties": false,
+              "properties": {"id": {"type": "integer"}, "retried": {"type": "boolean"}}
             },
             "User": {
               "type": "object", "required": ["id", "role", "phone"], "additionalProperties": false,
