@@ -85,3 +85,19 @@ extension Backend {
         self.makeRouter(client: client, logger: logger).routes.map { "\($0.method.rawValue) \($0.path)" }.sorted()
     }
 }
+
+extension Backend {
+    /// The middleware of the operational routes (an operator's key; 401 without a working credential, 403 for a
+    /// rider's or driver's token), for routes the composition adds beside ``makeRouter(client:logger:requiredMigrations:)``
+    /// (`/metrics` when it is served on the API's port).
+    /// - Parameters:
+    ///   - client: The database the keys are in.
+    ///   - logger: The queries' logger.
+    public func operatorAuthentication(client: PostgresClient, logger: Logger) -> some RouterMiddleware<APIRequestContext> {
+        OperatorAuthMiddleware(
+            operators: OperatorStore(client: client, logger: logger),
+            accounts: AccountStore(client: client, logger: logger, settings: self.configuration.auth)
+        )
+    }
+}
+

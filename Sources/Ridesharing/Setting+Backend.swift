@@ -45,6 +45,13 @@ extension Setting {
         "http.port", "HTTP_PORT", default: .value("8080"), .integer(0...65535), group: .backend,
         "Port of the HTTP API; 0 picks a free one (logged as `http.port` in the \"HTTP listening\" line)."
     )
+    static let metricsPort = Setting(
+        "metrics.port", "METRICS_PORT", default: .value("9464"), group: .backend,
+        "Port of `/metrics` (Prometheus), apart from the API's; 0 picks a free one; `main` serves it on HTTP_PORT.",
+        detail: "On its own port `/metrics` is never behind the API's public ingress (scrape it inside the cluster); "
+            + "the port is logged as `metrics.port` in the \"metrics listening\" line. With `main` it is served on "
+            + "the API's port and requires an operator key (`ridesharing operators create NAME`)."
+    )
     static let tripDestinationRadius = Setting(
         "trip.destinationRadiusM", "TRIP_DESTINATION_RADIUS_M", default: .value("100"), .integer(1...100_000),
         group: .backend, "Trip destination geofence in metres."
@@ -156,7 +163,8 @@ extension Setting {
     static let backend: [Setting] = [
         .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackWebhookPathSecrets,
         .hyperTrackWebhookSecret, .hyperTrackAcceptUnsigned, .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
-        .httpHost, .httpPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep, .dispatchMaxRadius,
+        .httpHost, .httpPort, .metricsPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep,
+        .dispatchMaxRadius,
         .dispatchOfferCount, .dispatchOfferTTL, .dispatchWindow, .dispatchMaxPositionAge, .dispatchUseNearbyAPI,
         .tariffCurrency, .tariffBase, .tariffPerKilometre, .tariffPerMinute, .tariffMinimum, .tripsSpeedLimit,
         .programMinimumTrips, .programMinimumScore, .programWindowDays, .authAccessTokenTTL, .authRefreshTokenTTL,

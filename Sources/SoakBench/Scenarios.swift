@@ -37,6 +37,8 @@ struct ServicesScenario {
             "HYPERTRACK_WEBHOOK_PATH_SECRETS": secret,
             "HYPERTRACK_BASE_URL": "http://127.0.0.1:\(emulatorPort)", "HYPERTRACK_ACCOUNT_ID": "soak-account",
             "HYPERTRACK_SECRET_KEY": "soak-secret", "WORKER_TRANSACTION_BATCH_SIZE": Soak.transactionBatchSize,
+            // Two processes on one machine: each its own free metrics port (the default 9464 would be taken twice).
+            "METRICS_PORT": "0",
         ]
         let api = try await ChildProcess.start(
             "api", executable: "ridesharing", arguments: ["serve", "--api-only"],

@@ -15,6 +15,8 @@ struct RollingRestartTests {
     func rollingRestart() async throws {
         try await Stack.with { stack in
             try await stack.run(["migrate"])
+            let operatorKey = try await stack.operatorKey()
+            let authorization = [("authorization", "Bearer \(operatorKey)")]
             // Each device update takes 300 ms, so SIGTERM lands while handlers are running: the drain must let
             // them finish (or release them) rather than drop or re-run them.
             try await stack.hyperTrack.addFault(.latency(milliseconds: 300, path: "/devices/*"))
@@ -83,12 +85,14 @@ struct RollingRestartTests {
             }
             var handled = 0
             for port in ports.all {
-                let metrics = try await HTTP.send(.GET, "http://127.0.0.1:\(port)/metrics")
+                // METRICS_PORT=main: on the API's port, behind an operator key.
+                #expect(try await HTTP.send(.GET, "http://127.0.0.1:\(port)/metrics").status == 401)
+                let metrics = try await HTTP.send(.GET, "http://127.0.0.1:\(port)/metrics", headers: authorization)
                 #expect(metrics.status == 200)
                 handled += Self.sum(metrics.body, "trigger_invocations", containing: #"outcome="handled""#)
             }
             #expect(handled > 0, "the restarted workers report handled invocations")
-            let apiMetrics = try await HTTP.send(.GET, "http://127.0.0.1:\(apiPort)/metrics").body
+            let apiMetrics = try await HTTP.send(.GET, "http://127.0.0.1:\(apiPort)/metrics", headers: authorization).body
             #expect(Self.sum(apiMetrics, "hb_requests", containing: "/v1/orders") >= orders.count)
             #expect(try await HTTP.send(.GET, "http://127.0.0.1:\(ports.all[0])/v1/orders").status == 404, "workers serve no API")
             // LOG_FORMAT=json: every line the API wrote is one JSON object with the documented keys.

@@ -2,8 +2,8 @@ import Foundation
 import Functions
 import HTTPTypes
 import Hummingbird
-import Logging
 import LocalStack
+import Logging
 import NIOCore
 import NIOFoundationCompat
 import ServiceLifecycle

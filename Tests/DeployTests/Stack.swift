@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import EmbeddedPostgres
 import Foundation
+import Functions
 import HyperTrackEmulator
 import Logging
 import NIOCore
@@ -31,6 +32,9 @@ struct Stack: Sendable {
             "DATABASE_MAX_CONNECTIONS": "8",
             "HTTP_HOST": "127.0.0.1",
             "HTTP_PORT": "0",
+            // /metrics on the API's port behind an operator key (several processes share the machine; see
+            // `operatorKey`); LocalCommandTests covers the separate port.
+            "METRICS_PORT": "main",
             "LOG_FORMAT": "json",
             "LOG_LEVEL": "info",
             "WORKER_CONCURRENCY": "4",
@@ -161,6 +165,14 @@ struct Stack: Sendable {
             process.kill()
             throw error
         }
+    }
+
+    /// A new operator's key, for `/metrics` on the processes' API ports (`METRICS_PORT=main`).
+    func operatorKey(_ name: String = "deploy-tests") async throws -> String {
+        guard let key = try await OperatorStore(client: self.client, logger: Self.logger).create(name: name) else {
+            throw ChildProcess.Failure(description: "operator \(name) exists")
+        }
+        return key
     }
 
     /// Runs `sql` (a statement without results).

@@ -34,6 +34,7 @@ struct BackendHarness: Sendable {
             configuration.backend.auth.delivery = CodeOutbox(logger: Self.logger)
         }
         configuration.httpPort = 0
+        configuration.metricsPort = 0
         configuration.runtime.pollInterval = .milliseconds(200)
         configuration.runtime.shutdownGracePeriod = .seconds(2)
         return BackendComposition(configuration: configuration, client: client, logger: Self.logger)

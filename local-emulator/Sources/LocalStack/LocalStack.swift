@@ -73,6 +73,7 @@ public struct LocalStack: Service {
         composition.runtime = self.configuration.runtime
         composition.httpHost = self.configuration.apiHost
         composition.httpPort = self.configuration.apiPort
+        composition.metricsPort = self.configuration.metricsPort
         return BackendComposition(configuration: composition, client: self.client, logger: self.logger)
     }
 
