@@ -132,7 +132,9 @@ struct AuthorizationMatrixTests {
             """,
             logger: BackendHarness.logger
         ).collect()
-        let operatorKey = try #require(try await OperatorStore(client: h.client, logger: BackendHarness.logger).create(name: "matrix"))
+        let operatorKey = try #require(
+            try await OperatorStore(client: h.client, logger: BackendHarness.logger).create(name: "matrix")
+        )
         let revoked = try await h.api.accounts.rider("Rev")
         #expect(try await h.api.send(.POST, "/v1/auth/signout", token: revoked.accessToken).status == 204)
         let reused = try await h.api.accounts.rider("Reu")

@@ -24,13 +24,14 @@ struct BackendHarness: Sendable {
     static func composition(
         _ role: ServerRole,
         backend: Backend.Configuration,
-        client: PostgresClient
+        client: PostgresClient,
+        codeOutbox: Bool = true
     ) -> BackendComposition {
         var configuration = BackendComposition.Configuration()
         configuration.role = role
         configuration.backend = backend
         // Sign-in codes go to an outbox the tests read at GET /local/auth/codes/{phone}, as on a laptop.
-        if configuration.backend.auth.delivery == nil {
+        if codeOutbox && configuration.backend.auth.delivery == nil {
             configuration.backend.auth.delivery = CodeOutbox(logger: Self.logger)
         }
         configuration.httpPort = 0
