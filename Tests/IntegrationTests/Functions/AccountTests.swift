@@ -1,13 +1,10 @@
-import BackendServer
 import EmbeddedPostgres
 import Foundation
 import Functions
-import HummingbirdTesting
 import HyperTrackAPI
 import LocalStack
 import NIOHTTP1
 import PostgresNIO
-import Prometheus
 import Testing
 import TriggerRuntime
 
@@ -207,87 +204,6 @@ struct AccountTests {
             )
             for try await seconds in rows.decode(Double.self) {
                 #expect(abs(seconds - 30 * 86_400) < 600, "\(seconds)")
-            }
-        }
-    }
-}
-
-/// Operators' keys: created once, listed, revoked at once; the operational routes answer only to a working key.
-@Suite("Functions: operators' keys and the operational routes", .timeLimit(.minutes(5)))
-struct OperatorTests {
-    @Test("a key works on /v1/ops until it is revoked; a name with a working key cannot be created twice")
-    func keys() async throws {
-        try await BackendHarness.with { h in
-            let store = OperatorStore(client: h.client, logger: BackendHarness.logger)
-            let key = try #require(try await store.create(name: "ops-1"))
-            #expect(try await store.create(name: "ops-1") == nil)
-            let rider = try await h.api.rider()
-            let booked = try await h.api.send(.POST, "/v1/orders", json: APITests.book, token: rider.token)
-            let orders = try await h.api.send(.GET, "/v1/ops/orders?status=NEW", token: key)
-            #expect(orders.status == 200)
-            #expect(orders.json["orders"][0]["id"] == booked.json["id"])
-            #expect(
-                try await h.api.send(.GET, "/v1/ops/orders?status=COMPLETED", token: key).json["orders"].arrayValue
-                    .isEmpty
-            )
-            APITests.expectProblem(
-                try await h.api.send(.GET, "/v1/ops/orders?status=LOST", token: key),
-                422,
-                mentioning: "status"
-            )
-            APITests.expectProblem(
-                try await h.api.send(.GET, "/v1/ops/orders", token: rider.token),
-                403,
-                mentioning: "operator key"
-            )
-            let rows = try await h.client.query("SELECT key_hash FROM operators", logger: BackendHarness.logger)
-            for try await hash in rows.decode(String.self) { #expect(hash.count == 64 && !key.contains(hash)) }
-            #expect(try await store.list().map(\.name) == ["ops-1"])
-            #expect(try await store.revoke(name: "ops-1"))
-            APITests.expectProblem(try await h.api.send(.GET, "/v1/ops/orders", token: key), 401)
-            #expect(try await store.list().first?.revokedAt != nil)
-            let again = try #require(try await store.create(name: "ops-1"), "a revoked name gets a new key")
-            #expect(again != key)
-            #expect(try await h.api.send(.GET, "/v1/ops/deliveries/dead", token: again).status == 200)
-        }
-    }
-}
-
-/// Code delivery that cannot deliver: no provider configured (503, nothing recorded) and a provider that does not
-/// answer (502: the code was recorded and counts against the phone's hourly limit).
-@Suite("Functions: sign-in codes without a working delivery", .timeLimit(.minutes(5)))
-struct CodeDeliveryFailureTests {
-    @Test("no delivery is 503 and records nothing; an unreachable SMS webhook is 502")
-    func failures() async throws {
-        try await BackendHarness.with { h in
-            let cases: [((any CodeDelivery)?, Int, Int)] = [
-                (nil, 503, 0),
-                (WebhookCodeDelivery(url: "http://127.0.0.1:1/sms", secret: "s"), 502, 1),
-            ]
-            for (delivery, status, recorded) in cases {
-                var configuration = h.backend.configuration
-                configuration.auth.delivery = delivery
-                let composition = BackendHarness.composition(
-                    .api,
-                    backend: configuration,
-                    client: h.client,
-                    codeOutbox: false
-                )
-                let application = try composition.application(tracking: nil, metrics: PrometheusCollectorRegistry())
-                try await application.test(.router) { client in
-                    let phone = APIClient.newPhone()
-                    let reply = try await APIClient(client: client).send(
-                        .POST,
-                        "/v1/auth/code",
-                        json: ["phone": .string(phone), "role": "rider"]
-                    )
-                    APITests.expectProblem(reply, status)
-                    let rows = try await h.client.query(
-                        "SELECT count(*)::int8 FROM auth_codes WHERE phone = \(phone)",
-                        logger: BackendHarness.logger
-                    )
-                    for try await count in rows.decode(Int.self) { #expect(count == recorded) }
-                }
             }
         }
     }
