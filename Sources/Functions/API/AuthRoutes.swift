@@ -45,7 +45,15 @@ struct AuthRoutes: Sendable {
             let body = try await RequestDecoding.decode(SessionBody.self, from: request, context: context)
             let phone = try Validate.normalizedPhone(body.phone, field: "phone")
             let code = try Validate.code(body.code, field: "code")
-            switch try await self.accounts.checkCode(phone: phone, code: code) {
+            let check: AccountStore.CodeCheck
+            do {
+                check = try await self.accounts.checkCode(phone: phone, code: code)
+            } catch let error where PostgresErrors.isUniqueViolation(error) {
+                // Two first sign-ins of one phone and role at once: the second created the account too and rolled
+                // back (its try and the code's use with it), so the same code works again.
+                throw APIProblem.conflict("another sign-in of this phone is under way; try again")
+            }
+            switch check {
             case .signedIn(let tokens):
                 return EditedResponse(status: .created, response: tokens)
             case .noCode:

@@ -207,4 +207,42 @@ struct AccountTests {
             }
         }
     }
+
+    @Test("pruneAccounts deletes old codes, expired access tokens and long-ended sessions; reuse is still caught")
+    func pruning() async throws {
+        try await BackendHarness.with { h in
+            let a = try await h.api.signIn(phone: APIClient.newPhone(), role: "rider")
+            let refresh: JSONValue = ["refresh_token": .string(a.refreshToken)]
+            #expect(try await h.api.send(.POST, "/v1/auth/refresh", json: refresh).status == 200)
+            let b = try await h.api.signIn(phone: APIClient.newPhone(), role: "rider")
+            #expect(try await h.api.send(.POST, "/v1/auth/signout", token: b.accessToken).status == 204)
+            for statement in [
+                "UPDATE auth_sessions SET revoked_at = now() - interval '31 days' WHERE id = '\(b.sessionID)'",
+                "UPDATE auth_codes SET created_at = now() - interval '2 days'",
+                "UPDATE auth_tokens SET expires_at = now() - interval '2 days' WHERE kind = 'access'",
+            ] {
+                try await Self.execute(h, statement)
+            }
+            try await h.client.withTransaction(logger: BackendHarness.logger) { connection in
+                let context = FunctionContext(
+                    eventID: 1, functionName: PruneAccounts.name, operation: .tick, table: "", documentKey: "",
+                    commitTime: Date(), attempt: 1, logger: BackendHarness.logger, transaction: connection
+                )
+                try await PruneAccounts().run(ScheduleTick(scheduledAt: Date()), context: context)
+            }
+            let left = try await h.client.query(
+                """
+                SELECT (SELECT count(*) FROM auth_codes)::int8, (SELECT count(*) FROM auth_sessions)::int8,
+                       (SELECT count(*) FROM auth_tokens WHERE kind = 'access')::int8,
+                       (SELECT count(*) FROM auth_tokens WHERE kind = 'refresh')::int8
+                """,
+                logger: BackendHarness.logger
+            )
+            for try await counts in left.decode((Int, Int, Int, Int).self) {
+                #expect(counts.0 == 0 && counts.1 == 1 && counts.2 == 0 && counts.3 == 2, "\(counts)")
+            }
+            let reuse = try await h.api.send(.POST, "/v1/auth/refresh", json: refresh)
+            APITests.expectProblem(reuse, 401, mentioning: "already used")
+        }
+    }
 }
