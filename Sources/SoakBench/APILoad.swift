@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HyperTrackAPI
+import LocalStack
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -16,6 +17,8 @@ struct APILoad: Sendable {
     let webhookSecret: String
     let http: HTTPClient
     let counters: Counters
+    /// Where sign-in codes are read (`serve`'s SMS webhook inbox); `nil`: the local stack's outbox route.
+    let codes: SignInFlow.Codes?
 
     /// Requests sent, by outcome; `unexpected` are responses whose status was not the expected one.
     final class Counters: Sendable {
@@ -109,14 +112,20 @@ struct APILoad: Sendable {
 
     /// Signs a new user in as an app does (a code, read from the local stack's outbox at
     /// `GET /local/auth/codes/{phone}`, traded for tokens) and completes the profile; returns the access token.
-    /// Only the local stack has the outbox: against `serve`, codes go to the SMS webhook it is configured with.
+    /// Against `serve`, codes come from the SMS webhook inbox it sends them to (``codes``).
     private func token(role: String, _ profile: [String: Any]) async throws -> String {
         let phone = Self.phone()
         try self.check(try await self.send(.POST, "/v1/auth/code", body: ["phone": phone, "role": role]), 202, "POST /v1/auth/code")
-        let outbox = try await self.send(.GET, "/local/auth/codes/\(phone.filter(\.isNumber))")
-        try self.check(outbox, 200, "GET /local/auth/codes")
-        guard let code = outbox.json?["code"] as? String else {
-            throw SoakError("the outbox answered without a code: \(outbox.text)")
+        let code: String
+        if let codes = self.codes {
+            code = try await codes(phone)
+        } else {
+            let outbox = try await self.send(.GET, "/local/auth/codes/\(phone.filter(\.isNumber))")
+            try self.check(outbox, 200, "GET /local/auth/codes")
+            guard let text = outbox.json?["code"] as? String else {
+                throw SoakError("the outbox answered without a code: \(outbox.text)")
+            }
+            code = text
         }
         let session = try await self.send(.POST, "/v1/auth/session", body: ["phone": phone, "code": code])
         try self.check(session, 201, "POST /v1/auth/session")

@@ -1,5 +1,6 @@
 import EmbeddedPostgres
 import Foundation
+import LocalStack
 import Logging
 
 /// `serve --api-only` and `serve --worker-only` beside the emulator and a PostgreSQL of the benchmark's own.
@@ -8,6 +9,11 @@ struct ServicesScenario {
     let logger: Logger
 
     func run() async throws -> ScenarioResult {
+        // serve sends sign-in codes to an SMS webhook: this inbox stands in for the provider.
+        try await SMSWebhookInbox.with(logger: self.logger) { sms in try await self.run(sms: sms) }
+    }
+
+    private func run(sms: SMSWebhookInbox) async throws -> ScenarioResult {
         let directory = NSTemporaryDirectory() + "soak-bench-services-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let server = try EmbeddedPostgres(
@@ -39,7 +45,7 @@ struct ServicesScenario {
             "HYPERTRACK_SECRET_KEY": "soak-secret", "WORKER_TRANSACTION_BATCH_SIZE": Soak.transactionBatchSize,
             // Two processes on one machine: each its own free metrics port (the default 9464 would be taken twice).
             "METRICS_PORT": "0",
-        ]
+        ].merging(sms.environment) { $1 }
         let api = try await ChildProcess.start(
             "api", executable: "ridesharing", arguments: ["serve", "--api-only"],
             environment: environment.merging(["HTTP_PORT": "\(apiPort)"]) { $1 },
@@ -57,7 +63,7 @@ struct ServicesScenario {
                 + "WORKER_TRANSACTION_BATCH_SIZE=\(Soak.transactionBatchSize), see below; LOG_LEVEL=info) beside "
                 + "`hypertrack-emulator` and a PostgreSQL of the benchmark's own",
             apiURL: "http://127.0.0.1:\(apiPort)", webhookSecret: secret, databaseURL: url,
-            processes: [api, worker], logger: self.logger
+            processes: [api, worker], logger: self.logger, codes: sms.codes
         ).run()
     }
 }

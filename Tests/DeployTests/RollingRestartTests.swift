@@ -127,7 +127,7 @@ struct RollingRestartTests {
 
     /// Signs a driver in (the code through `serve`'s SMS webhook, or the local stack's outbox without `sms`) with a
     /// complete profile, offline.
-    static func registerDriver(_ base: String, _ ride: Int, sms: SMSInbox? = nil) async throws
+    static func registerDriver(_ base: String, _ ride: Int, sms: SMSWebhookInbox? = nil) async throws
         -> (id: String, device: String, name: String)
     {
         let device = "DEV-\(ride)"
@@ -140,7 +140,7 @@ struct RollingRestartTests {
     }
 
     /// Signs a rider in and books an order; returns (rider id, order id).
-    static func bookOrder(_ base: String, _ ride: Int, sms: SMSInbox) async throws -> (String, String) {
+    static func bookOrder(_ base: String, _ ride: Int, sms: SMSWebhookInbox) async throws -> (String, String) {
         let rider = try await sms.accounts(StackAPI(baseURL: base)).rider("Rider \(ride)")
         let (token, riderID) = (rider.accessToken, rider.userID)
         let booked = try await HTTP.send(

@@ -3,6 +3,7 @@ import EmbeddedPostgres
 import Foundation
 import Functions
 import HyperTrackEmulator
+import LocalStack
 import Logging
 import NIOCore
 import NIOFoundationCompat
@@ -23,7 +24,7 @@ struct Stack: Sendable {
     /// The running emulator (faults, state).
     let hyperTrack: HyperTrackEmulator
     /// Where `serve` sends sign-in codes (its environment points there).
-    let sms: SMSInbox
+    let sms: SMSWebhookInbox
 
     /// The environment every process of a test shares, on the database at `url` (no HyperTrack settings).
     static func environment(url: String) -> [String: String] {
@@ -56,10 +57,10 @@ struct Stack: Sendable {
 
     /// Runs `body` with a fresh database (migrated by the real `ridesharing migrate`) and a running emulator.
     static func with(_ body: @escaping @Sendable (Stack) async throws -> Void) async throws {
-        try await SMSInbox.with { sms in try await Self.with(sms: sms, body) }
+        try await SMSWebhookInbox.with(secret: "sms-deploy-tests", logger: Self.logger) { sms in try await Self.with(sms: sms, body) }
     }
 
-    private static func with(sms: SMSInbox, _ body: @escaping @Sendable (Stack) async throws -> Void) async throws {
+    private static func with(sms: SMSWebhookInbox, _ body: @escaping @Sendable (Stack) async throws -> Void) async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, configuration in
             let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
             var emulatorConfiguration = HyperTrackEmulator.Configuration()
@@ -91,12 +92,12 @@ struct Stack: Sendable {
         emulator emulatorConfiguration: HyperTrackEmulator.Configuration,
         _ body: @escaping @Sendable (Stack, ChildProcess, Int) async throws -> Void
     ) async throws {
-        try await SMSInbox.with { sms in try await Self.withAPIFirst(emulator: emulatorConfiguration, sms: sms, body) }
+        try await SMSWebhookInbox.with(secret: "sms-deploy-tests", logger: Self.logger) { sms in try await Self.withAPIFirst(emulator: emulatorConfiguration, sms: sms, body) }
     }
 
     private static func withAPIFirst(
         emulator emulatorConfiguration: HyperTrackEmulator.Configuration,
-        sms: SMSInbox,
+        sms: SMSWebhookInbox,
         _ body: @escaping @Sendable (Stack, ChildProcess, Int) async throws -> Void
     ) async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, configuration in
