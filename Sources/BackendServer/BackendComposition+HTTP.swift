@@ -91,9 +91,17 @@ extension BackendComposition {
                 requiredMigrations: self.requiredMigrations
             )
         let admin = DeliveryAdmin(client: self.client, logger: logger)
-        router.get("metrics") { _, _ in await PrometheusExposition.response(metrics, admin: admin) }
+        var services = services
+        var metricsServer: (any Service)?
+        if let port = self.configuration.metricsPort {
+            metricsServer = self.metricsApplication(metrics: metrics, admin: admin, port: port)
+        } else {
+            router.group().add(middleware: self.backend.operatorAuthentication(client: self.client, logger: logger))
+                .get("metrics") { _, _ in await PrometheusExposition.response(metrics, admin: admin) }
+        }
         Backend.answerWrongMethods(on: router)
         guard prepare else {
+            services += metricsServer.map { [$0] } ?? []
             return Application(
                 responder: ObservedResponder(inner: router.buildResponder()),
                 configuration: address,
@@ -111,7 +119,7 @@ extension BackendComposition {
         var application = Application(
             responder: ObservedResponder(inner: router.buildResponder()),
             configuration: address,
-            services: held,
+            services: (metricsServer.map { [$0] } ?? []) + held,
             onServerRunning: running,
             logger: logger
         )
@@ -120,5 +128,29 @@ extension BackendComposition {
             for continuation in prepared { continuation.finish() }
         }
         return application
+    }
+}
+
+extension BackendComposition {
+    /// `/metrics` alone on its own port (``Configuration/metricsPort``), logging "metrics listening" with
+    /// `metrics.port` once it listens.
+    func metricsApplication(metrics: PrometheusCollectorRegistry, admin: DeliveryAdmin, port: Int) -> any Service {
+        let logger = self.logger
+        let router = Router()
+        router.get("metrics") { _, _ in await PrometheusExposition.response(metrics, admin: admin) }
+        return Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(self.configuration.httpHost, port: port)),
+            onServerRunning: { channel in
+                logger.info(
+                    "metrics listening",
+                    metadata: [
+                        "metrics.port": "\(channel.localAddress?.port ?? 0)",
+                        "metrics.address": "\(channel.localAddress.map { "\($0)" } ?? "?")",
+                    ]
+                )
+            },
+            logger: logger
+        )
     }
 }

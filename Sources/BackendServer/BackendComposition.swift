@@ -35,6 +35,10 @@ public struct BackendComposition: Sendable {
         public var httpHost = "127.0.0.1"
         /// The HTTP port; 0 picks a free one (reported to `onListening` and logged as `http.port`). Default 8080.
         public var httpPort = 8080
+        /// Where `/metrics` is served: its own port on ``httpHost`` (0 picks a free one, logged as `metrics.port`
+        /// in the "metrics listening" line), so it is never behind the public ingress the API is; `nil` serves it
+        /// on the API's port, where it requires an operator key. Default 9464.
+        public var metricsPort: Int? = 9464
 
         /// The defaults: both roles on 127.0.0.1:8080, default worker settings.
         public init() {}

@@ -18,6 +18,8 @@ extension Backend {
         /// The workers' NOTIFY channel, which scheduling a timer notifies (the runtime's `channel`). Default
         /// `trigger_runtime`.
         public var channel: String
+        /// Sign-in codes, sessions and where codes go.
+        public var auth: Auth
 
         /// Dispatch settings: a loop in time of rounds of offers.
         ///
@@ -121,8 +123,10 @@ extension Backend {
             webhook: Webhook = Webhook(),
             maximumPageSize: Int = 50,
             channel: String = TriggerRuntime.Configuration.defaultChannel,
-            trips: Trips = Trips()
+            trips: Trips = Trips(),
+            auth: Auth = Auth()
         ) {
+            self.auth = auth
             self.tariff = tariff
             self.destinationRadius = destinationRadius
             self.dispatch = dispatch

@@ -30,8 +30,16 @@ extension Backend {
         let router = self.makeHealthRouter(client: client, logger: logger, requiredMigrations: requiredMigrations)
         let v1 = router.group("v1")
         WebhookRoutes(store: store, configuration: self.configuration.webhook, logger: logger).register(v1)
-        let authenticated = v1.group().add(middleware: BearerAuthMiddleware(store: store))
-        APIRoutes(store: store, configuration: self.configuration).register(public: v1, authenticated: authenticated)
+        let accounts = AccountStore(client: client, logger: logger, settings: self.configuration.auth)
+        let authenticated = v1.group().add(middleware: BearerAuthMiddleware(accounts: accounts))
+        AuthRoutes(accounts: accounts).register(public: v1, authenticated: authenticated)
+        APIRoutes(store: store, accounts: accounts, configuration: self.configuration).register(authenticated)
+        let operators = OperatorStore(client: client, logger: logger)
+        let ops = v1.group().add(middleware: OperatorAuthMiddleware(operators: operators, accounts: accounts))
+        OpsRoutes(client: client, logger: logger, channel: self.configuration.channel).register(ops)
+        if let outbox = self.configuration.auth.delivery as? CodeOutbox {
+            AuthRoutes.registerLocal(router, outbox: outbox)
+        }
         TripRoutes(store: store, configuration: self.configuration.trips).register(authenticated)
         let document = OpenAPIDocument(configuration: self.configuration)
         router.get("openapi.json") { _, _ in
@@ -77,3 +85,19 @@ extension Backend {
         self.makeRouter(client: client, logger: logger).routes.map { "\($0.method.rawValue) \($0.path)" }.sorted()
     }
 }
+
+extension Backend {
+    /// The middleware of the operational routes (an operator's key; 401 without a working credential, 403 for a
+    /// rider's or driver's token), for routes the composition adds beside ``makeRouter(client:logger:requiredMigrations:)``
+    /// (`/metrics` when it is served on the API's port).
+    /// - Parameters:
+    ///   - client: The database the keys are in.
+    ///   - logger: The queries' logger.
+    public func operatorAuthentication(client: PostgresClient, logger: Logger) -> some RouterMiddleware<APIRequestContext> {
+        OperatorAuthMiddleware(
+            operators: OperatorStore(client: client, logger: logger),
+            accounts: AccountStore(client: client, logger: logger, settings: self.configuration.auth)
+        )
+    }
+}
+

@@ -12,6 +12,7 @@ public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertibl
             case malformedRow = "malformed_row"
             case driverBusy = "driver_busy"
             case riderBusy = "rider_busy"
+            case codeDeliveryFailed = "code_delivery_failed"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -28,6 +29,8 @@ public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let driverBusy = Code(.driverBusy)
         /// A rider booked while another order of theirs is still open (at most one open order per rider).
         public static let riderBusy = Code(.riderBusy)
+        /// A sign-in code could not be handed to its delivery (the SMS provider refused it or did not answer).
+        public static let codeDeliveryFailed = Code(.codeDeliveryFailed)
 
         /// A stable snake_case name, usable as a metric label.
         public var description: String { self.base.rawValue }
@@ -95,5 +98,10 @@ public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A driver's accept that the one-active-order rule refuses.
     public static func driverBusy(_ driverID: UUID, file: String = #fileID, line: Int = #line) -> Self {
         Self(.driverBusy, "driver \(driverID) already has an active order", file: file, line: line)
+    }
+
+    /// A sign-in code the delivery did not take.
+    public static func codeDeliveryFailed(_ detail: String, file: String = #fileID, line: Int = #line) -> Self {
+        Self(.codeDeliveryFailed, detail, file: file, line: line)
     }
 }

@@ -31,7 +31,7 @@ public struct RegisterDriverDevice: TriggerFunction {
     public static func metadata(of user: UserRow) -> [String: JSONValue] {
         [
             "driver_id": .string(user.id.uuidString.lowercased()),
-            "name": .string(user.name),
+            "name": .string(user.name ?? ""),
             "phone": .string(user.phone),
             "car": .object(["model": .string(user.carModel ?? ""), "plate": .string(user.carPlate ?? "")]),
         ]
@@ -41,9 +41,11 @@ public struct RegisterDriverDevice: TriggerFunction {
         guard let user = change.after else {
             throw FunctionsError.malformedRow("\(Self.name) needs the user after the change")
         }
-        guard user.role == .driver, let deviceID = user.deviceID else { return }
+        // A driver who signed in but has not completed the profile (`PUT /v1/me` sets name and device together)
+        // has nothing to name.
+        guard user.role == .driver, let deviceID = user.deviceID, let name = user.name else { return }
         do {
-            try await self.tracking.updateDevice(id: deviceID, name: user.name, metadata: Self.metadata(of: user))
+            try await self.tracking.updateDevice(id: deviceID, name: name, metadata: Self.metadata(of: user))
         } catch let error as HyperTrackAPIError where error.status == 404 {
             // HyperTrack does not know the device (yet): no retry can name it, and an hour of retries would only
             // end in the dead letters. The next change of the driver's profile tries again.

@@ -16,6 +16,8 @@ struct BackendSettings: Sendable {
     /// Where the HTTP API listens.
     var httpHost: String
     var httpPort: Int
+    /// Where `/metrics` is served; `nil`: on the API's port, behind an operator key.
+    var metricsPort: Int?
 
     /// The variables read here, with their defaults, for `--help`.
     static var variables: String { Setting.environmentHelp(.backend) }
@@ -36,7 +38,9 @@ struct BackendSettings: Sendable {
                 )
             }
             self.hyperTrack = HyperTrackClient.Configuration(
-                baseURL: try settings.string(.hyperTrackBaseURL), accountID: accountID, secretKey: secretKey
+                baseURL: try settings.string(.hyperTrackBaseURL),
+                accountID: accountID,
+                secretKey: secretKey
             )
         } else {
             self.hyperTrack = nil
@@ -74,13 +78,53 @@ struct BackendSettings: Sendable {
             confirmSubscriptions: try settings.boolean(.hyperTrackConfirmSubscriptions),
             retention: .seconds(86_400 * (try settings.integer(.webhookRetentionDays)))
         )
+        backend.auth = try Self.auth(settings)
         self.backend = backend
         self.httpHost = try settings.string(.httpHost)
         self.httpPort = try settings.integer(.httpPort)
+        let metrics = try settings.string(.metricsPort).lowercased()
+        if metrics == "main" {
+            self.metricsPort = nil
+        } else {
+            guard let port = Int(metrics), (0...65535).contains(port) else {
+                throw Configuration.Invalid(
+                    description: "\(Setting.metricsPort) must be a port (0...65535) or main, not \(metrics)"
+                )
+            }
+            self.metricsPort = port
+        }
     }
 }
 
 extension BackendSettings {
+    /// Sign-in settings; the code delivery is the webhook sender when its URL is set (nothing otherwise: `serve`
+    /// says so at start and refuses code requests).
+    static func auth(_ settings: SettingsReader) throws -> Functions.Backend.Configuration.Auth {
+        var auth = Functions.Backend.Configuration.Auth(
+            accessTokenTTL: .seconds(try settings.integer(.authAccessTokenTTL)),
+            refreshTokenTTL: .seconds(86_400 * (try settings.integer(.authRefreshTokenTTL))),
+            codeTTL: .seconds(try settings.integer(.authCodeTTL)),
+            codeMaxAttempts: try settings.integer(.authCodeMaxAttempts),
+            codesPerHour: try settings.integer(.authCodesPerHour)
+        )
+        let url = try settings.optionalString(.authCodeWebhookURL).flatMap { $0.isEmpty ? nil : $0 }
+        let secret = try settings.optionalString(.authCodeWebhookSecret).flatMap { $0.isEmpty ? nil : $0 }
+        if let url {
+            guard let secret else {
+                throw Configuration.Invalid(
+                    description:
+                        "\(Setting.authCodeWebhookSecret) is not set; it signs every code sent to \(Setting.authCodeWebhookURL)"
+                )
+            }
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil
+            else {
+                throw Configuration.Invalid(description: "\(Setting.authCodeWebhookURL) must be an http(s) URL")
+            }
+            auth.delivery = WebhookCodeDelivery(url: url, secret: secret)
+        }
+        return auth
+    }
+
     /// The composition's configuration for `role`.
     /// - Parameters:
     ///   - role: What the process runs.
@@ -92,6 +136,7 @@ extension BackendSettings {
         configuration.runtime = runtime
         configuration.httpHost = self.httpHost
         configuration.httpPort = self.httpPort
+        configuration.metricsPort = self.metricsPort
         return configuration
     }
 

@@ -15,7 +15,8 @@ struct Ridesharing: AsyncParsableCommand {
             lists every setting.
             """,
         subcommands: [
-            Local.self, Demo.self, FunctionsCommand.self, Migrate.self, Serve.self, Events.self, SettingsCommand.self,
+            Local.self, Demo.self, FunctionsCommand.self, Migrate.self, Serve.self, Events.self, Operators.self,
+            SettingsCommand.self,
         ]
     )
 }

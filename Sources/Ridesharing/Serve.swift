@@ -1,6 +1,7 @@
 import ArgumentParser
 import BackendServer
 import Foundation
+import Functions
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -49,6 +50,12 @@ struct Serve: AsyncParsableCommand {
         let metrics = Bootstrap.metrics()
         let logger = configuration.logger()
         logger.info("serve starting", metadata: ["serve.role": "\(role)", "worker.id": "\(configuration.runtime.workerID)"])
+        if role.runsAPI && settings.backend.auth.delivery == nil {
+            let warning = "no sign-in code delivery is configured: POST /v1/auth/code answers 503 until "
+                + "\(Setting.authCodeWebhookURL) and \(Setting.authCodeWebhookSecret) are set "
+                + "(`ridesharing local` keeps codes in its outbox)"
+            logger.warning("\(warning)")
+        }
         let prepare = self.migrate || self.global.embeddedPostgres
         try await configuration.withDatabase(logger: logger) { database in
             // A long-running process: a pool that arms no timer per request (see useSteadyPool for the measurement).

@@ -45,6 +45,13 @@ extension Setting {
         "http.port", "HTTP_PORT", default: .value("8080"), .integer(0...65535), group: .backend,
         "Port of the HTTP API; 0 picks a free one (logged as `http.port` in the \"HTTP listening\" line)."
     )
+    static let metricsPort = Setting(
+        "metrics.port", "METRICS_PORT", default: .value("9464"), group: .backend,
+        "Port of `/metrics` (Prometheus), apart from the API's; 0 picks a free one; `main` serves it on HTTP_PORT.",
+        detail: "On its own port `/metrics` is never behind the API's public ingress (scrape it inside the cluster); "
+            + "the port is logged as `metrics.port` in the \"metrics listening\" line. With `main` it is served on "
+            + "the API's port and requires an operator key (`ridesharing operators create NAME`)."
+    )
     static let tripDestinationRadius = Setting(
         "trip.destinationRadiusM", "TRIP_DESTINATION_RADIUS_M", default: .value("100"), .integer(1...100_000),
         group: .backend, "Trip destination geofence in metres."
@@ -118,13 +125,50 @@ extension Setting {
         "program.windowDays", "PROGRAM_WINDOW_DAYS", default: .value("30"), .integer(1...3650), group: .backend,
         "Days of trips the qualification looks at."
     )
+    static let authAccessTokenTTL = Setting(
+        "auth.accessTokenTtlS", "AUTH_ACCESS_TOKEN_TTL_S", default: .value("3600"), .integer(60...86_400),
+        group: .backend, "Seconds an access token works; the app refreshes it with its refresh token.",
+        detail: "Tokens are opaque and stored hashed, so signing out or revoking a session stops its access tokens "
+            + "at once; the lifetime only bounds a token copied off a phone that nobody revoked."
+    )
+    static let authRefreshTokenTTL = Setting(
+        "auth.refreshTokenTtlDays", "AUTH_REFRESH_TOKEN_TTL_DAYS", default: .value("30"), .integer(1...365),
+        group: .backend, "Days a session lasts before its user signs in with a code again.",
+        detail: "Refresh tokens rotate on every use; presenting a used one revokes the whole session."
+    )
+    static let authCodeTTL = Setting(
+        "auth.codeTtlS", "AUTH_CODE_TTL_S", default: .value("300"), .integer(30...3600), group: .backend,
+        "Seconds a sign-in code works."
+    )
+    static let authCodeMaxAttempts = Setting(
+        "auth.codeMaxAttempts", "AUTH_CODE_MAX_ATTEMPTS", default: .value("5"), .integer(1...20), group: .backend,
+        "Tries per sign-in code; the next try is refused even with the right code."
+    )
+    static let authCodesPerHour = Setting(
+        "auth.codesPerPhonePerHour", "AUTH_CODES_PER_PHONE_PER_HOUR", default: .value("5"), .integer(1...100),
+        group: .backend, "Sign-in codes a phone may be sent per hour (429 with Retry-After beyond).",
+        detail: "With the defaults an attacker gets at most 25 guesses an hour at a phone's 10⁶ codes."
+    )
+    static let authCodeWebhookURL = Setting(
+        "auth.codeWebhookUrl", "AUTH_CODE_WEBHOOK_URL", group: .backend,
+        "Where sign-in codes are posted (an SMS provider's webhook); unset: `serve` refuses code requests (503).",
+        detail: "The body is JSON `{phone, role, code, text, expires_at}`, signed in `x-ridesharing-signature: "
+            + "t=<unix>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>`. `ridesharing local` keeps codes in its "
+            + "outbox instead (logged, and at `GET /local/auth/codes/{phone}`)."
+    )
+    static let authCodeWebhookSecret = Setting(
+        "auth.codeWebhookSecret", "AUTH_CODE_WEBHOOK_SECRET", secret: true, group: .backend,
+        "HMAC key of the code webhook's signature; required with its URL."
+    )
 
     static let backend: [Setting] = [
         .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackWebhookPathSecrets,
         .hyperTrackWebhookSecret, .hyperTrackAcceptUnsigned, .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
-        .httpHost, .httpPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep, .dispatchMaxRadius,
+        .httpHost, .httpPort, .metricsPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep,
+        .dispatchMaxRadius,
         .dispatchOfferCount, .dispatchOfferTTL, .dispatchWindow, .dispatchMaxPositionAge, .dispatchUseNearbyAPI,
         .tariffCurrency, .tariffBase, .tariffPerKilometre, .tariffPerMinute, .tariffMinimum, .tripsSpeedLimit,
-        .programMinimumTrips, .programMinimumScore, .programWindowDays,
+        .programMinimumTrips, .programMinimumScore, .programWindowDays, .authAccessTokenTTL, .authRefreshTokenTTL,
+        .authCodeTTL, .authCodeMaxAttempts, .authCodesPerHour, .authCodeWebhookURL, .authCodeWebhookSecret,
     ]
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import BenchSupport
 import Foundation
+import LocalStack
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -17,7 +18,8 @@ struct Rider: Sendable {
 struct RiderClient: Sendable {
     let baseURL: String
     let http: HTTPClient
-    let inbox: CodeInbox
+    /// Signs riders in through the API's code flow, with codes from the SMS webhook inbox `serve` posts to.
+    let accounts: SignInFlow
 
     /// `method path` with a JSON body; the status and the decoded JSON object (empty when there is none).
     func send(
@@ -63,18 +65,12 @@ struct RiderClient: Sendable {
         return reply.body
     }
 
-    /// Signs rider `index` in (a code to a phone of its own, read from the inbox, traded for tokens), names them
-    /// and books a first ride.
+    /// Signs rider `index` in (a code to a phone of its own, traded for tokens, the profile completed) and books a
+    /// first ride.
     func signUp(_ index: Int) async throws -> Rider {
         let phone = "+4915" + String(format: "%09d", 100_000_000 + index)
-        try await self.expect(202, .POST, "/v1/auth/code", json: ["phone": phone, "role": "rider"])
-        let code = try self.inbox.code(for: phone)
-        let session = try await self.expect(201, .POST, "/v1/auth/session", json: ["phone": phone, "code": code])
-        guard let token = session["access_token"] as? String, let user = session["user_id"] as? String else {
-            throw BenchError("the sign-in's reply lacks its tokens: \(session)")
-        }
-        try await self.expect(200, .PUT, "/v1/me", json: ["name": "Rider \(index)"], token: token)
-        var rider = Rider(index: index, userID: user, token: token, openOrder: nil)
+        let session = try await self.accounts.rider("Rider \(index)", phone: phone)
+        var rider = Rider(index: index, userID: session.userID, token: session.accessToken, openOrder: nil)
         rider.openOrder = try await self.book(rider)
         return rider
     }

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import BenchSupport
 import EmbeddedPostgres
 import Foundation
+import LocalStack
 import Logging
 import NIOPosix
 
@@ -10,7 +11,7 @@ import NIOPosix
 /// PostgreSQL of the benchmark's own), then order changes at a steady rate: how long from a change's request to
 /// its event on every stream that shows it, and what an idle stream costs in resident memory.
 ///
-/// Riders sign in through the real code flow (the benchmark is the SMS provider, see ``CodeInbox``) and each opens
+/// Riders sign in through the real code flow (the benchmark is the SMS provider: `SMSWebhookInbox`) and each opens
 /// `streams / riders` streams of `GET /v1/events`. A change is a cancellation of the rider's open order or a new
 /// booking, alternately, so every change is an `order.status` event for all of that rider's streams. No worker
 /// runs: the events come from the database triggers of the API's own writes, and nothing else loads the machine.
@@ -59,27 +60,27 @@ struct SSEBench: AsyncParsableCommand {
             ["migrate"],
             environment: ["DATABASE_URL": url, "LOG_LEVEL": "warning"]
         )
-        let (apiPort, inboxPort) = (try freePort(), try freePort())
-        let inbox = CodeInbox()
+        let apiPort = try freePort()
         let plan = self.plan
-        let result = try await inbox.withRunning(port: inboxPort, logger: logger) {
+        let result = try await SMSWebhookInbox.with(logger: logger) { inbox in
             let api = try await ChildProcess.start(
                 "api",
                 executable: "ridesharing",
                 arguments: ["serve", "--api-only"],
-                environment: [
-                    "DATABASE_URL": url, "HTTP_PORT": "\(apiPort)", "LOG_LEVEL": "warning",
-                    "AUTH_CODE_WEBHOOK_URL": "http://127.0.0.1:\(inboxPort)/codes",
-                    "AUTH_CODE_WEBHOOK_SECRET": "sse-bench-secret",
+                environment: inbox.environment.merging([
+                    "DATABASE_URL": url, "HTTP_PORT": "\(apiPort)", "LOG_LEVEL": "warning", "METRICS_PORT": "0",
                     // Nothing here calls HyperTrack (no worker runs); serve wants an account all the same.
                     "HYPERTRACK_BASE_URL": "http://127.0.0.1:9", "HYPERTRACK_ACCOUNT_ID": "sse-bench",
                     "HYPERTRACK_SECRET_KEY": "sse-bench",
-                ],
+                ]) { $1 },
                 readyMarker: "HTTP listening",
                 logDirectory: directory
             )
             do {
-                let result = try await StreamLoad(plan: plan, api: api, apiPort: apiPort, inbox: inbox).run()
+                let result = try await StreamLoad(
+                    plan: plan, api: api, apiPort: apiPort,
+                    accounts: inbox.accounts(StackAPI(baseURL: "http://127.0.0.1:\(apiPort)"))
+                ).run()
                 try await api.stop()
                 return result
             } catch {

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import BenchSupport
 import Foundation
+import LocalStack
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -31,7 +32,7 @@ struct StreamLoad: Sendable {
     let plan: StreamPlan
     let api: ChildProcess
     let apiPort: Int
-    let inbox: CodeInbox
+    let accounts: SignInFlow
 
     func run() async throws -> StreamResult {
         let http = HTTPClient(
@@ -54,7 +55,7 @@ struct StreamLoad: Sendable {
     }
 
     private func run(http: HTTPClient, loops: MultiThreadedEventLoopGroup) async throws -> StreamResult {
-        let client = RiderClient(baseURL: "http://127.0.0.1:\(self.apiPort)", http: http, inbox: self.inbox)
+        let client = RiderClient(baseURL: "http://127.0.0.1:\(self.apiPort)", http: http, accounts: self.accounts)
         say("sse-bench: signing in \(self.plan.riders) riders")
         var riders = try await Self.concurrently(self.plan.riders, width: 16) { try await client.signUp($0) }
         riders.sort { $0.index < $1.index }

@@ -2,6 +2,7 @@ import BenchSupport
 import AsyncHTTPClient
 import Foundation
 import HyperTrackAPI
+import LocalStack
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
@@ -17,6 +18,8 @@ struct APILoad: Sendable {
     let webhookSecret: String
     let http: HTTPClient
     let counters: Counters
+    /// Where sign-in codes are read (`serve`'s SMS webhook inbox); `nil`: the local stack's outbox route.
+    let codes: SignInFlow.Codes?
 
     /// Requests sent, by outcome; `unexpected` are responses whose status was not the expected one.
     final class Counters: Sendable {
@@ -39,16 +42,15 @@ struct APILoad: Sendable {
     private func user(_ index: Int, budget: Int, onRequest: @escaping @Sendable (Int) async -> Void) async throws {
         let device = "soak-device-\(index)-\(UUID().uuidString.prefix(8))"
         let driver = try await self.token(
-            "/v1/drivers",
-            ["name": "Driver \(index)", "phone": Self.phone(), "device_id": device,
-             "car": ["model": "Soak", "plate": "S-\(index)"]]
+            role: "driver",
+            ["name": "Driver \(index)", "device_id": device, "car": ["model": "Soak", "plate": "S-\(index)"]]
         )
         try await self.expect(.PUT, "/v1/drivers/me/availability", token: driver, body: ["available": true], 200)
         var rider = ""
         var cycle = 0
         while true {
             if cycle % 50 == 0 {
-                rider = try await self.token("/v1/riders", ["name": "Rider \(index)", "phone": Self.phone()])
+                rider = try await self.token(role: "rider", ["name": "Rider \(index)"])
             }
             cycle += 1
             let (rider, cycle) = (rider, cycle)
@@ -109,12 +111,29 @@ struct APILoad: Sendable {
         try self.check(response, 202, "POST /v1/hypertrack/webhooks")
     }
 
-    private func token(_ path: String, _ body: [String: Any]) async throws -> String {
-        let response = try await self.send(.POST, path, body: body)
-        try self.check(response, 201, "POST \(path)")
-        guard let token = response.json?["token"] as? String else {
-            throw BenchError("POST \(path) answered without a token: \(response.text)")
+    /// Signs a new user in as an app does (a code, read from the local stack's outbox at
+    /// `GET /local/auth/codes/{phone}`, traded for tokens) and completes the profile; returns the access token.
+    /// Against `serve`, codes come from the SMS webhook inbox it sends them to (``codes``).
+    private func token(role: String, _ profile: [String: Any]) async throws -> String {
+        let phone = Self.phone()
+        try self.check(try await self.send(.POST, "/v1/auth/code", body: ["phone": phone, "role": role]), 202, "POST /v1/auth/code")
+        let code: String
+        if let codes = self.codes {
+            code = try await codes(phone)
+        } else {
+            let outbox = try await self.send(.GET, "/local/auth/codes/\(phone.filter(\.isNumber))")
+            try self.check(outbox, 200, "GET /local/auth/codes")
+            guard let text = outbox.json?["code"] as? String else {
+                throw BenchError("the outbox answered without a code: \(outbox.text)")
+            }
+            code = text
         }
+        let session = try await self.send(.POST, "/v1/auth/session", body: ["phone": phone, "code": code])
+        try self.check(session, 201, "POST /v1/auth/session")
+        guard let token = session.json?["access_token"] as? String else {
+            throw BenchError("POST /v1/auth/session answered without a token: \(session.text)")
+        }
+        try await self.expect(.PUT, "/v1/me", token: token, body: profile, 200)
         return token
     }
 

@@ -1,6 +1,7 @@
 import BenchSupport
 import EmbeddedPostgres
 import Foundation
+import LocalStack
 import Logging
 
 /// `serve --api-only` and `serve --worker-only` beside the emulator and a PostgreSQL of the benchmark's own.
@@ -9,6 +10,11 @@ struct ServicesScenario {
     let logger: Logger
 
     func run() async throws -> ScenarioResult {
+        // serve sends sign-in codes to an SMS webhook: this inbox stands in for the provider.
+        try await SMSWebhookInbox.with(logger: self.logger) { sms in try await self.run(sms: sms) }
+    }
+
+    private func run(sms: SMSWebhookInbox) async throws -> ScenarioResult {
         let directory = NSTemporaryDirectory() + "soak-bench-services-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let server = try EmbeddedPostgres(
@@ -38,7 +44,9 @@ struct ServicesScenario {
             "HYPERTRACK_WEBHOOK_PATH_SECRETS": secret,
             "HYPERTRACK_BASE_URL": "http://127.0.0.1:\(emulatorPort)", "HYPERTRACK_ACCOUNT_ID": "soak-account",
             "HYPERTRACK_SECRET_KEY": "soak-secret", "WORKER_TRANSACTION_BATCH_SIZE": Soak.transactionBatchSize,
-        ]
+            // Two processes on one machine: each its own free metrics port (the default 9464 would be taken twice).
+            "METRICS_PORT": "0",
+        ].merging(sms.environment) { $1 }
         let api = try await ChildProcess.start(
             "api", executable: "ridesharing", arguments: ["serve", "--api-only"],
             environment: environment.merging(["HTTP_PORT": "\(apiPort)"]) { $1 },
@@ -56,7 +64,7 @@ struct ServicesScenario {
                 + "WORKER_TRANSACTION_BATCH_SIZE=\(Soak.transactionBatchSize), see below; LOG_LEVEL=info) beside "
                 + "`hypertrack-emulator` and a PostgreSQL of the benchmark's own",
             apiURL: "http://127.0.0.1:\(apiPort)", webhookSecret: secret, databaseURL: url,
-            processes: [api, worker], logger: self.logger
+            processes: [api, worker], logger: self.logger, codes: sms.codes
         ).run()
     }
 }

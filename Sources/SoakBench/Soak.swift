@@ -2,6 +2,7 @@ import BenchSupport
 import AsyncHTTPClient
 import EmbeddedPostgres
 import Foundation
+import LocalStack
 import Logging
 import PostgresNIO
 import Synchronization
@@ -25,6 +26,8 @@ struct Soak: Sendable {
     let databaseURL: String
     let processes: [ChildProcess]
     let logger: Logger
+    /// Where sign-in codes are read: the SMS webhook inbox `serve` sends to; `nil`: the local stack's outbox route.
+    var codes: SignInFlow.Codes? = nil
 
     func run() async throws -> ScenarioResult {
         let client = PostgresClient(
@@ -48,7 +51,9 @@ struct Soak: Sendable {
             eventLoopGroupProvider: .singleton,
             configuration: .init(connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: self.plan.users))
         )
-        let load = APILoad(baseURL: self.apiURL, webhookSecret: self.webhookSecret, http: http, counters: .init())
+        let load = APILoad(
+            baseURL: self.apiURL, webhookSecret: self.webhookSecret, http: http, counters: .init(), codes: self.codes
+        )
         await sampler.sample(requests: 0)
         let cpuBefore = try self.processes.map { try $0.cpuSeconds() }
         let started = ContinuousClock.now

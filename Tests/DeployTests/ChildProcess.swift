@@ -114,6 +114,16 @@ final class ChildProcess: @unchecked Sendable {
         return port
     }
 
+    /// The port of `/metrics` on its own port, from the "metrics listening" line.
+    func metricsPort() async throws -> Int {
+        let line = try await self.line(where: { $0.contains("\"metrics listening\"") }, "listening for /metrics")
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            let metadata = object["metadata"] as? [String: Any],
+            let text = metadata["metrics.port"] as? String, let port = Int(text), port > 0
+        else { throw Failure(description: "\(self.name): no metrics port in \(line)") }
+        return port
+    }
+
     func signal(_ signal: Int32) {
         Foundation.kill(self.process.processIdentifier, signal)
     }

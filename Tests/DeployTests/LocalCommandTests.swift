@@ -36,16 +36,19 @@ struct LocalCommandTests {
         // Ready means migrated: `local` applies the migrations before its worker starts.
         try await Self.eventually("/readyz is 200") { try await HTTP.send(.GET, "\(base)/readyz").status == 200 }
         _ = try await RollingRestartTests.registerDriver(base, 1)
+        // /metrics is on its own port (logged as metrics.port), not the API's.
+        let metricsURL = "http://127.0.0.1:\(try await local.metricsPort())/metrics"
+        #expect(try await HTTP.send(.GET, "\(base)/metrics").status == 404)
 
         // The worker names the driver's device on the emulator (registerDriverDevice) and counts it; the count
         // reaches /metrics through the registry the executable bootstrapped.
         try await Self.eventually("registerDriverDevice counted as handled in /metrics") {
-            let metrics = try await HTTP.send(.GET, "\(base)/metrics").body
+            let metrics = try await HTTP.send(.GET, metricsURL).body
             return RollingRestartTests.sum(metrics, "trigger_invocations", containing: #"outcome="handled""#) >= 1
         }
-        let metrics = try await HTTP.send(.GET, "\(base)/metrics")
+        let metrics = try await HTTP.send(.GET, metricsURL)
         #expect(metrics.status == 200)
-        #expect(RollingRestartTests.sum(metrics.body, "hb_requests", containing: "/v1/drivers") >= 1)
+        #expect(RollingRestartTests.sum(metrics.body, "hb_requests", containing: "/v1/auth/session") >= 1)
         #expect(metrics.body.contains(#"function="registerDriverDevice""#))
         Self.expectHelp(metrics.body)
         #expect(metrics.body.contains("trigger_deliveries_up 1"))
@@ -61,7 +64,7 @@ struct LocalCommandTests {
             """,
             logger: Stack.logger
         )
-        let after = try await HTTP.send(.GET, "\(base)/metrics").body
+        let after = try await HTTP.send(.GET, metricsURL).body
         #expect(after.contains(#"trigger_deliveries_dead{function="completeTrip"} 1.0"#), "\(after)")
         #expect(after.contains(#"trigger_deliveries_pending{function="completeTrip"} 0.0"#))
 

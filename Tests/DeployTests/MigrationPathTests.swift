@@ -30,16 +30,16 @@ struct MigrationPathTests {
             let base = "http://127.0.0.1:\(apiPort)"
 
             var orders: [String] = []
-            for ride in 0..<10 { orders.append(try await RollingRestartTests.bookOrder(base, ride).1) }
+            for ride in 0..<10 { orders.append(try await RollingRestartTests.bookOrder(base, ride, sms: stack.sms).1) }
             // The newer release's migrator runs beside the busy old processes (bookings continue concurrently).
             let migration = Task {
                 try await Migrator(client: stack.client, logger: Stack.logger)
                     .migrate(TriggerRuntime.migrations + Functions.Backend().migrations + [Self.nextRelease])
             }
-            for ride in 10..<20 { orders.append(try await RollingRestartTests.bookOrder(base, ride).1) }
+            for ride in 10..<20 { orders.append(try await RollingRestartTests.bookOrder(base, ride, sms: stack.sms).1) }
             let report = try await migration.value
             #expect(report.applied && report.pending == [Self.nextRelease])
-            for ride in 20..<30 { orders.append(try await RollingRestartTests.bookOrder(base, ride).1) }
+            for ride in 20..<30 { orders.append(try await RollingRestartTests.bookOrder(base, ride, sms: stack.sms).1) }
 
             // The old processes are still ready: they require only the migrations they know.
             #expect(try await HTTP.send(.GET, "http://127.0.0.1:\(workerPort)/readyz").status == 200)

@@ -72,7 +72,7 @@ enum RideAudit {
         ]
         #expect(required.isSubset(of: functions), "\(functions)")
         let optional: Set<String> = [
-            "dispatchRound", "dispatchWindow", "replayWebhookEvent", "pruneWebhookEvents", "reconcileTrips",
+            "dispatchRound", "dispatchWindow", "replayWebhookEvent", "pruneWebhookEvents", "reconcileTrips", "pruneAccounts",
         ]
         #expect(functions.subtracting(required).isSubset(of: optional), "\(functions)")
     }

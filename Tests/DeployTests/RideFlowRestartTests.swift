@@ -52,7 +52,12 @@ struct RideFlowRestartTests {
                     var finished: [Ride] = []
                     func start() {
                         let index = started
-                        group.addTask { try await Self.ride(index, api: client, emulator: stack.hyperTrack, secret: secret) }
+                        group.addTask {
+                            try await Self.ride(
+                                index, api: client, accounts: stack.sms.accounts(client), emulator: stack.hyperTrack,
+                                secret: secret
+                            )
+                        }
                         started += 1
                     }
                     while started < Self.inFlight { start() }
@@ -84,24 +89,23 @@ struct RideFlowRestartTests {
     /// its position), a rider, a booking, the offer, accept, the drive to the pickup, start, the drive to the
     /// drop-off, complete, and the summary with the fare. Rides are 11 km apart, beyond the dispatch radius, so each
     /// order is offered to its own driver only.
-    static func ride(_ index: Int, api: StackAPI, emulator: HyperTrackEmulator, secret: String) async throws -> Ride {
+    static func ride(
+        _ index: Int,
+        api: StackAPI,
+        accounts: SignInFlow,
+        emulator: HyperTrackEmulator,
+        secret: String
+    ) async throws -> Ride {
         let latitude = 50.0 + Double(index) * 0.1
         let longitude = 10.0
         let device = "RIDE-\(index)"
         await emulator.registerDevice(id: device, longitude: longitude, latitude: latitude + 0.003)
-        let driver = try await api.expect(
-            201, .POST, "/v1/drivers",
-            json: [
-                "name": .string("Driver \(index)"), "phone": "+49 30 9876", "device_id": .string(device),
-                "car": ["model": "Prius", "plate": .string("B-RS \(index)")],
-            ]
-        )
-        let driverToken = try Self.string(driver["token"], "driver \(index)'s token")
-        try await api.expect(200, .PUT, "/v1/drivers/me/availability", json: ["available": true], token: driverToken)
+        let driver = try await accounts.driver("Driver \(index)", device: device, car: ("Prius", "B-RS \(index)"))
+        let driverToken = driver.accessToken
         let now = ISO8601DateFormatter().string(from: await emulator.now())
         try await api.webhook([Self.location(device, latitude + 0.003, longitude, now)], secret: secret)
-        let rider = try await api.expect(201, .POST, "/v1/riders", json: ["name": .string("Rider \(index)"), "phone": "+49 30 1234"])
-        let riderToken = try Self.string(rider["token"], "rider \(index)'s token")
+        let rider = try await accounts.rider("Rider \(index)")
+        let riderToken = rider.accessToken
         try await Self.poll("driver \(index) on the map") {
             try await api.expect(200, .GET, "/v1/drivers/nearby?lat=\(latitude)&lng=\(longitude)", token: riderToken)["drivers"]
                 .items.count == 1
@@ -126,7 +130,7 @@ struct RideFlowRestartTests {
             let view = try await status()
             return view["status"] == "COMPLETED" && view["summary"]["fare"] != .null
         }
-        let users = [driver["user"]["id"], rider["user"]["id"]].compactMap(\.stringValue)
+        let users = [driver.userID, rider.userID]
         return Ride(index: index, order: order, device: device, users: users)
     }
 

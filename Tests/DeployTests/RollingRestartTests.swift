@@ -1,4 +1,5 @@
 import Foundation
+import LocalStack
 import HyperTrackEmulator
 import NIOHTTP1
 import Testing
@@ -14,6 +15,8 @@ struct RollingRestartTests {
     func rollingRestart() async throws {
         try await Stack.with { stack in
             try await stack.run(["migrate"])
+            let operatorKey = try await stack.operatorKey()
+            let authorization = [("authorization", "Bearer \(operatorKey)")]
             // Each device update takes 300 ms, so SIGTERM lands while handlers are running: the drain must let
             // them finish (or release them) rather than drop or re-run them.
             try await stack.hyperTrack.addFault(.latency(milliseconds: 300, path: "/devices/*"))
@@ -32,9 +35,9 @@ struct RollingRestartTests {
                 var orders: [String] = []
                 var riders: [String] = []
                 for ride in 0..<Self.rides {
-                    let driver = try await Self.registerDriver(base, ride)
+                    let driver = try await Self.registerDriver(base, ride, sms: stack.sms)
                     drivers.append(driver)
-                    let (rider, order) = try await Self.bookOrder(base, ride)
+                    let (rider, order) = try await Self.bookOrder(base, ride, sms: stack.sms)
                     riders.append(rider)
                     orders.append(order)
                     progressContinuation.yield(ride + 1)
@@ -51,8 +54,9 @@ struct RollingRestartTests {
             // processes; the assertions below are on outcomes, not on time).
             try await RideAudit.drained(stack)
 
-            // Each event handled exactly once per function: one done row per order for dispatchOrder, one per user
-            // for registerDriverDevice (it is triggered by every insert into users and ignores riders), none run twice (attempt 1: no lease expired, no retry), none dead.
+            // Each event handled exactly once per function: one done row per order for dispatchOrder, two per user
+            // for registerDriverDevice (the sign-in's insert and the profile's update; it ignores riders and
+            // profiles without a device), none run twice (attempt 1: no lease expired, no retry), none dead.
             let dispatched = try await stack.rows(
                 "SELECT document_key FROM trigger_runtime.done WHERE function_name = 'dispatchOrder'", as: String.self
             )
@@ -63,7 +67,7 @@ struct RollingRestartTests {
                 as: String.self
             )
             let users = drivers.map(\.id) + riders
-            #expect(registered.count == users.count)
+            #expect(registered.count == 2 * users.count)
             #expect(Set(registered.map { $0.lowercased() }) == Set(users.map { $0.lowercased() }))
             let repeated = try await stack.rows(
                 "SELECT count(*)::int FROM trigger_runtime.done WHERE attempt <> 1", as: Int.self
@@ -81,12 +85,14 @@ struct RollingRestartTests {
             }
             var handled = 0
             for port in ports.all {
-                let metrics = try await HTTP.send(.GET, "http://127.0.0.1:\(port)/metrics")
+                // METRICS_PORT=main: on the API's port, behind an operator key.
+                #expect(try await HTTP.send(.GET, "http://127.0.0.1:\(port)/metrics").status == 401)
+                let metrics = try await HTTP.send(.GET, "http://127.0.0.1:\(port)/metrics", headers: authorization)
                 #expect(metrics.status == 200)
                 handled += Self.sum(metrics.body, "trigger_invocations", containing: #"outcome="handled""#)
             }
             #expect(handled > 0, "the restarted workers report handled invocations")
-            let apiMetrics = try await HTTP.send(.GET, "http://127.0.0.1:\(apiPort)/metrics").body
+            let apiMetrics = try await HTTP.send(.GET, "http://127.0.0.1:\(apiPort)/metrics", headers: authorization).body
             #expect(Self.sum(apiMetrics, "hb_requests", containing: "/v1/orders") >= orders.count)
             #expect(try await HTTP.send(.GET, "http://127.0.0.1:\(ports.all[0])/v1/orders").status == 404, "workers serve no API")
             // LOG_FORMAT=json: every line the API wrote is one JSON object with the documented keys.
@@ -119,29 +125,24 @@ struct RollingRestartTests {
         "Basic " + Data("\(stack.emulator.accountID):\(stack.emulator.secretKey)".utf8).base64EncodedString()
     }
 
-    static func registerDriver(_ base: String, _ ride: Int) async throws -> (id: String, device: String, name: String) {
+    /// Signs a driver in (the code through `serve`'s SMS webhook, or the local stack's outbox without `sms`) with a
+    /// complete profile, offline.
+    static func registerDriver(_ base: String, _ ride: Int, sms: SMSWebhookInbox? = nil) async throws
+        -> (id: String, device: String, name: String)
+    {
         let device = "DEV-\(ride)"
         let name = "Driver \(ride)"
-        let reply = try await HTTP.send(
-            .POST, "\(base)/v1/drivers",
-            json: [
-                "name": name, "phone": "+49 30 \(100_000 + ride)", "device_id": device,
-                "car": ["model": "Prius", "plate": "B-RS \(ride)"],
-            ]
+        let api = StackAPI(baseURL: base)
+        let session = try await (sms?.accounts(api) ?? api.accounts).driver(
+            name, device: device, car: ("Prius", "B-RS \(ride)"), online: false, phone: "+49 30 \(100_000 + ride)"
         )
-        guard reply.status == 201, let user = reply.object()["user"] as? [String: Any], let id = user["id"] as? String
-        else { throw ChildProcess.Failure(description: "driver registration: \(reply.status) \(reply.body)") }
-        return (id, device, name)
+        return (session.userID, device, name)
     }
 
-    /// Registers a rider and books an order; returns (rider id, order id).
-    static func bookOrder(_ base: String, _ ride: Int) async throws -> (String, String) {
-        let rider = try await HTTP.send(.POST, "\(base)/v1/riders", json: ["name": "Rider \(ride)", "phone": "+49 30 1234"])
-        guard rider.status == 201, let token = rider.object()["token"] as? String,
-            let user = rider.object()["user"] as? [String: Any], let riderID = user["id"] as? String
-        else {
-            throw ChildProcess.Failure(description: "rider registration: \(rider.status) \(rider.body)")
-        }
+    /// Signs a rider in and books an order; returns (rider id, order id).
+    static func bookOrder(_ base: String, _ ride: Int, sms: SMSWebhookInbox) async throws -> (String, String) {
+        let rider = try await sms.accounts(StackAPI(baseURL: base)).rider("Rider \(ride)")
+        let (token, riderID) = (rider.accessToken, rider.userID)
         let booked = try await HTTP.send(
             .POST, "\(base)/v1/orders",
             json: [

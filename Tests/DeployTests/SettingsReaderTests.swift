@@ -158,7 +158,7 @@ struct SettingsReaderTests {
             #expect(!setting.flagHelp.abstract.contains("default"), "\(setting)")
         }
         #expect(Setting.all.filter(\.isSecret).map(\.environmentName).sorted() == [
-            "DATABASE_URL", "HYPERTRACK_SECRET_KEY", "HYPERTRACK_WEBHOOK_PATH_SECRETS", "HYPERTRACK_WEBHOOK_SECRET",
+            "AUTH_CODE_WEBHOOK_SECRET", "DATABASE_URL", "HYPERTRACK_SECRET_KEY", "HYPERTRACK_WEBHOOK_PATH_SECRETS", "HYPERTRACK_WEBHOOK_SECRET",
             "POSTGRES_PASSWORD",
         ])
     }

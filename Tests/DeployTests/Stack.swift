@@ -1,7 +1,9 @@
 import AsyncHTTPClient
 import EmbeddedPostgres
 import Foundation
+import Functions
 import HyperTrackEmulator
+import LocalStack
 import Logging
 import NIOCore
 import NIOFoundationCompat
@@ -21,6 +23,8 @@ struct Stack: Sendable {
     let emulator: HyperTrackEmulator.Configuration
     /// The running emulator (faults, state).
     let hyperTrack: HyperTrackEmulator
+    /// Where `serve` sends sign-in codes (its environment points there).
+    let sms: SMSWebhookInbox
 
     /// The environment every process of a test shares, on the database at `url` (no HyperTrack settings).
     static func environment(url: String) -> [String: String] {
@@ -29,6 +33,9 @@ struct Stack: Sendable {
             "DATABASE_MAX_CONNECTIONS": "8",
             "HTTP_HOST": "127.0.0.1",
             "HTTP_PORT": "0",
+            // /metrics on the API's port behind an operator key (several processes share the machine; see
+            // `operatorKey`); LocalCommandTests covers the separate port.
+            "METRICS_PORT": "main",
             "LOG_FORMAT": "json",
             "LOG_LEVEL": "info",
             "WORKER_CONCURRENCY": "4",
@@ -50,6 +57,10 @@ struct Stack: Sendable {
 
     /// Runs `body` with a fresh database (migrated by the real `ridesharing migrate`) and a running emulator.
     static func with(_ body: @escaping @Sendable (Stack) async throws -> Void) async throws {
+        try await SMSWebhookInbox.with(secret: "sms-deploy-tests", logger: Self.logger) { sms in try await Self.with(sms: sms, body) }
+    }
+
+    private static func with(sms: SMSWebhookInbox, _ body: @escaping @Sendable (Stack) async throws -> Void) async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, configuration in
             let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
             var emulatorConfiguration = HyperTrackEmulator.Configuration()
@@ -60,10 +71,12 @@ struct Stack: Sendable {
                 let base = try await emulator.baseURL()
                 let stack = Stack(
                     client: client,
-                    environment: Self.environment(url: url, emulator: emulatorConfiguration, baseURL: base),
+                    environment: Self.environment(url: url, emulator: emulatorConfiguration, baseURL: base)
+                        .merging(sms.environment) { $1 },
                     emulatorBaseURL: base,
                     emulator: emulatorConfiguration,
-                    hyperTrack: emulator
+                    hyperTrack: emulator,
+                    sms: sms
                 )
                 try await body(stack)
             }
@@ -79,6 +92,14 @@ struct Stack: Sendable {
         emulator emulatorConfiguration: HyperTrackEmulator.Configuration,
         _ body: @escaping @Sendable (Stack, ChildProcess, Int) async throws -> Void
     ) async throws {
+        try await SMSWebhookInbox.with(secret: "sms-deploy-tests", logger: Self.logger) { sms in try await Self.withAPIFirst(emulator: emulatorConfiguration, sms: sms, body) }
+    }
+
+    private static func withAPIFirst(
+        emulator emulatorConfiguration: HyperTrackEmulator.Configuration,
+        sms: SMSWebhookInbox,
+        _ body: @escaping @Sendable (Stack, ChildProcess, Int) async throws -> Void
+    ) async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, configuration in
             let url = try await TestDatabase.shared.connectionURL(database: configuration.database ?? "postgres")
             var emulatorConfiguration = emulatorConfiguration
@@ -86,7 +107,7 @@ struct Stack: Sendable {
             // Both checks, as in production: the secret at the end of the URL and the body's HMAC signature.
             let webhookEnvironment = [
                 "HYPERTRACK_WEBHOOK_SECRET": "whsec-deploy-tests", "HYPERTRACK_WEBHOOK_PATH_SECRETS": "whsec-deploy-tests",
-            ]
+            ].merging(sms.environment) { $1 }
             let environment = Self.environment(url: url).merging(webhookEnvironment) { $1 }
             try await Self.run(["migrate"], environment: environment)
             let (api, port) = try await Self.serve(["--api-only"], name: "api", environment: environment)
@@ -101,7 +122,8 @@ struct Stack: Sendable {
                         .merging(webhookEnvironment) { $1 },
                     emulatorBaseURL: base,
                     emulator: emulatorConfiguration,
-                    hyperTrack: emulator
+                    hyperTrack: emulator,
+                    sms: sms
                 )
                 try await body(stack, api, port)
             }
@@ -144,6 +166,14 @@ struct Stack: Sendable {
             process.kill()
             throw error
         }
+    }
+
+    /// A new operator's key, for `/metrics` on the processes' API ports (`METRICS_PORT=main`).
+    func operatorKey(_ name: String = "deploy-tests") async throws -> String {
+        guard let key = try await OperatorStore(client: self.client, logger: Self.logger).create(name: name) else {
+            throw ChildProcess.Failure(description: "operator \(name) exists")
+        }
+        return key
     }
 
     /// Runs `sql` (a statement without results).

@@ -1,17 +1,31 @@
 import Foundation
 
-/// `POST /v1/riders`.
-struct RegisterRiderBody: Decodable {
-    var name: String
+/// `POST /v1/auth/code`.
+struct CodeRequestBody: Decodable {
     var phone: String
+    var role: String
 }
 
-/// `POST /v1/drivers`.
-struct RegisterDriverBody: Decodable {
-    var name: String
+/// `POST /v1/auth/session`.
+struct SessionBody: Decodable {
     var phone: String
-    var deviceID: String
-    var car: Car
+    var code: String
+}
+
+/// `POST /v1/auth/refresh`.
+struct RefreshBody: Decodable {
+    var refreshToken: String
+
+    private enum CodingKeys: String, CodingKey {
+        case refreshToken = "refresh_token"
+    }
+}
+
+/// `PUT /v1/me`: a name, and for drivers their car and the HyperTrack device of their phone.
+struct ProfileBody: Decodable {
+    var name: String
+    var deviceID: String?
+    var car: Car?
 
     struct Car: Decodable {
         var model: String
@@ -19,7 +33,7 @@ struct RegisterDriverBody: Decodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, phone, car
+        case name, car
         case deviceID = "device_id"
     }
 }

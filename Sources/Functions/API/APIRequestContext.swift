@@ -8,11 +8,14 @@ public struct APIRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The caller, once `BearerAuthMiddleware` has authenticated them.
     public var caller: Caller?
+    /// The operator, once `OperatorAuthMiddleware` has authenticated their key.
+    public var operatorName: String?
 
     /// Creates a context for a request.
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.caller = nil
+        self.operatorName = nil
     }
 
     /// Dates are written as ISO 8601.
@@ -39,4 +42,8 @@ public struct Caller: Sendable, Hashable {
     public var id: UUID
     /// Rider or driver.
     public var role: UserRole
+    /// The session the access token belongs to; `nil` for a token issued before sessions existed.
+    public var sessionID: UUID? = nil
+    /// The stored form of the presented token (what sign-out of a pre-session token deletes).
+    var tokenHash: String? = nil
 }

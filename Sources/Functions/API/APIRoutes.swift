@@ -5,43 +5,31 @@ import Hummingbird
 /// The `/v1` routes of the apps' API.
 struct APIRoutes: Sendable {
     let store: APIStore
+    let accounts: AccountStore
     let configuration: Backend.Configuration
 
-    func register(public group: RouterGroup<APIRequestContext>, authenticated: RouterGroup<APIRequestContext>) {
-        group.post("riders") { request, context in
-            let body = try await RequestDecoding.decode(RegisterRiderBody.self, from: request, context: context)
-            let view = try await self.store.register(
-                role: .rider,
-                name: try Validate.text(body.name, field: "name", length: 1...200),
-                phone: try Validate.phone(body.phone, field: "phone"),
-                deviceID: nil,
-                car: nil
-            )
-            return EditedResponse(status: .created, response: view)
-        }
-        group.post("drivers") { request, context in
-            let body = try await RequestDecoding.decode(RegisterDriverBody.self, from: request, context: context)
-            let view = try await self.store.register(
-                role: .driver,
-                name: try Validate.text(body.name, field: "name", length: 1...200),
-                phone: try Validate.phone(body.phone, field: "phone"),
-                deviceID: try Validate.text(body.deviceID, field: "device_id", length: 1...200),
-                car: CarView(
-                    model: try Validate.text(body.car.model, field: "car.model", length: 1...100),
-                    plate: try Validate.text(body.car.plate, field: "car.plate", length: 1...20)
-                )
-            )
-            return EditedResponse(status: .created, response: view)
-        }
-
+    func register(_ authenticated: RouterGroup<APIRequestContext>) {
         authenticated.get("me") { _, context in
             let caller = try context.requireCaller()
+            guard let user = try await self.store.user(id: caller.id) else { throw APIProblem.unauthorized }
+            return user
+        }
+        authenticated.put("me") { request, context in
+            let caller = try context.requireCaller()
+            let body = try await RequestDecoding.decode(ProfileBody.self, from: request, context: context)
+            let profile = try Self.profile(body, role: caller.role)
+            if try await self.accounts.updateProfile(userID: caller.id, profile: profile) == .deviceTaken {
+                throw APIProblem.conflict("device_id: this device is bound to another account")
+            }
             guard let user = try await self.store.user(id: caller.id) else { throw APIProblem.unauthorized }
             return user
         }
         authenticated.post("orders") { request, context in
             let caller = try context.requireCaller()
             guard caller.role == .rider else { throw APIProblem.forbidden("only riders book rides") }
+            guard try await self.store.user(id: caller.id)?.name != nil else {
+                throw APIProblem.conflict("complete your profile (PUT /v1/me with your name) before booking")
+            }
             let body = try await RequestDecoding.decode(BookOrderBody.self, from: request, context: context)
             let order = try await self.store.book(
                 riderID: caller.id,
@@ -84,7 +72,9 @@ struct APIRoutes: Sendable {
 
     private func registerDriverRoutes(_ group: RouterGroup<APIRequestContext>) {
         group.get("drivers/nearby") { request, context in
-            _ = try context.requireCaller()
+            guard try context.requireCaller().role == .rider else {
+                throw APIProblem.forbidden("only riders see nearby cars")
+            }
             let query = request.uri.queryParameters
             let lat = try Validate.latitude(try Self.number(query["lat"], field: "lat"), field: "lat")
             let lng = try Validate.longitude(try Self.number(query["lng"], field: "lng"), field: "lng")
@@ -99,7 +89,11 @@ struct APIRoutes: Sendable {
         group.put("drivers/me/availability") { request, context in
             let driver = try Self.requireDriver(context)
             let body = try await RequestDecoding.decode(AvailabilityBody.self, from: request, context: context)
-            try await self.store.setAvailability(driverID: driver.id, available: body.available)
+            guard try await self.store.setAvailability(driverID: driver.id, available: body.available) else {
+                throw APIProblem.conflict(
+                    "complete your profile (PUT /v1/me with name, car and device_id) before going online"
+                )
+            }
             return AvailabilityView(available: body.available)
         }
         group.get("offers") { _, context in
@@ -134,6 +128,30 @@ struct APIRoutes: Sendable {
             let body = try await RequestDecoding.decode(CancelBody.self, from: request, context: context)
             let reason = try Validate.text(body.reason, field: "reason", length: 1...500)
             return try await self.store.cancel(orderID: id, caller: caller, reason: reason)
+        }
+    }
+
+    /// The profile of `body` for a user of `role`: riders have a name only; drivers a name, a car and a device.
+    static func profile(_ body: ProfileBody, role: UserRole) throws -> AccountStore.Profile {
+        let name = try Validate.text(body.name, field: "name", length: 1...200)
+        switch role {
+        case .rider:
+            if body.car != nil { throw APIProblem.validation("car", "riders have no car") }
+            if body.deviceID != nil { throw APIProblem.validation("device_id", "riders have no device") }
+            return AccountStore.Profile(name: name, car: nil, deviceID: nil)
+        case .driver:
+            guard let car = body.car else { throw APIProblem.validation("car", "is required for drivers") }
+            guard let device = body.deviceID else {
+                throw APIProblem.validation("device_id", "is required for drivers")
+            }
+            return AccountStore.Profile(
+                name: name,
+                car: CarView(
+                    model: try Validate.text(car.model, field: "car.model", length: 1...100),
+                    plate: try Validate.text(car.plate, field: "car.plate", length: 1...20)
+                ),
+                deviceID: try Validate.text(device, field: "device_id", length: 1...200)
+            )
         }
     }
 

@@ -103,4 +103,20 @@ enum Validate {
         }
         return trimmed
     }
+
+    /// A phone number as accounts key it: `+` (when given) and the digits, without spaces or punctuation.
+    static func normalizedPhone(_ value: String, field: String) throws -> String {
+        let phone = try self.phone(value, field: field)
+        let digits = phone.filter(\.isASCII).filter(\.isNumber)
+        guard digits.count >= 3 else { throw APIProblem.validation(field, "must have at least 3 digits") }
+        return (phone.hasPrefix("+") ? "+" : "") + digits
+    }
+
+    /// A sign-in code: exactly 6 digits.
+    static func code(_ value: String, field: String) throws -> String {
+        guard value.count == 6, value.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw APIProblem.validation(field, "must be the 6 digits of the code")
+        }
+        return value
+    }
 }

@@ -6,8 +6,8 @@ public struct UserRow: Sendable, Hashable, Codable {
     public var id: UUID
     /// `rider` or `driver`.
     public var role: UserRole
-    /// Display name.
-    public var name: String
+    /// Display name; `nil` until the user completes their profile (`PUT /v1/me`).
+    public var name: String?
     /// Phone number.
     public var phone: String
     /// The HyperTrack device of a driver.
@@ -31,7 +31,7 @@ public struct UserRow: Sendable, Hashable, Codable {
     public init(
         id: UUID,
         role: UserRole,
-        name: String,
+        name: String?,
         phone: String,
         deviceID: String? = nil,
         carModel: String? = nil,

@@ -20,7 +20,7 @@ struct APITests {
         if let text { #expect(reply.json["detail"].stringValue?.contains(text) == true, "\(reply.json)") }
     }
 
-    @Test("registration returns a token that authenticates; tokens are stored hashed")
+    @Test("sign-in returns tokens that authenticate; tokens are stored hashed; a bound device is a 409")
     func registration() async throws {
         try await BackendHarness.with { h in
             let rider = try await h.api.rider()
@@ -28,47 +28,70 @@ struct APITests {
             #expect(me.status == 200)
             #expect(me.json["role"] == "rider")
             #expect(me.json["id"].stringValue == rider.id)
+            #expect(me.json["name"] == "Ria")
             let driver = try await h.api.driver(device: "DEV-1")
             let driverMe = try await h.api.send(.GET, "/v1/me", token: driver.token)
             #expect(driverMe.json["car"]["plate"] == "B-RS 42")
             #expect(driverMe.json["device_id"] == "DEV-1")
-            let rows = try await h.client.query("SELECT token_hash FROM api_tokens", logger: BackendHarness.logger)
+            let rows = try await h.client.query("SELECT token_hash FROM auth_tokens", logger: BackendHarness.logger)
+            var hashes = 0
             for try await hash in rows.decode(String.self) {
+                hashes += 1
                 #expect(hash.count == 64)
                 #expect(hash != rider.token && hash != driver.token)
             }
+            #expect(hashes == 4, "an access and a refresh token per sign-in")
+            let other = try await h.api.signIn(phone: APIClient.newPhone(), role: "driver")
             let duplicate = try await h.api.send(
-                .POST,
-                "/v1/drivers",
-                json: ["name": "Other", "phone": "+4930", "device_id": "DEV-1", "car": ["model": "A", "plate": "B"]]
+                .PUT,
+                "/v1/me",
+                json: ["name": "Other", "device_id": "DEV-1", "car": ["model": "A", "plate": "B"]],
+                token: other.accessToken
             )
             Self.expectProblem(duplicate, 409, mentioning: "device_id")
         }
     }
 
-    static let invalidRegistrations: [(String, JSONValue, Int, String)] = [
-        ("/v1/riders", ["phone": "+4930"], 422, "name"),
-        ("/v1/riders", ["name": "", "phone": "+4930"], 422, "name"),
-        ("/v1/riders", ["name": "R", "phone": "call me"], 422, "phone"),
-        ("/v1/riders", ["name": 5, "phone": "+4930"], 422, "name"),
-        ("/v1/drivers", ["name": "D", "phone": "+4930", "device_id": "X"], 422, "car"),
-        ("/v1/drivers", ["name": "D", "phone": "+4930", "device_id": "X", "car": ["model": "M"]], 422, "car.plate"),
+    static let invalidProfiles: [(String, JSONValue, Int, String)] = [
+        ("rider", [:], 422, "name"),
+        ("rider", ["name": ""], 422, "name"),
+        ("rider", ["name": 5], 422, "name"),
+        ("rider", ["name": "R", "device_id": "X"], 422, "device_id"),
+        ("driver", ["name": "D", "device_id": "X"], 422, "car"),
+        ("driver", ["name": "D", "car": ["model": "M", "plate": "P"]], 422, "device_id"),
+        ("driver", ["name": "D", "device_id": "X", "car": ["model": "M"]], 422, "car.plate"),
     ]
 
-    @Test("every error is a JSON problem naming the field", arguments: Self.invalidRegistrations)
-    func registrationValidation(path: String, body: JSONValue, status: Int, field: String) async throws {
+    @Test("every error is a JSON problem naming the field", arguments: Self.invalidProfiles)
+    func registrationValidation(role: String, body: JSONValue, status: Int, field: String) async throws {
         try await BackendHarness.with { h in
-            Self.expectProblem(try await h.api.send(.POST, path, json: body), status, mentioning: field)
-            let rows = try await h.client.query("SELECT count(*) FROM users", logger: BackendHarness.logger)
-            for try await count in rows.decode(Int.self) { #expect(count == 0, "nothing stored") }
+            let session = try await h.api.signIn(phone: APIClient.newPhone(), role: role)
+            Self.expectProblem(
+                try await h.api.send(.PUT, "/v1/me", json: body, token: session.accessToken),
+                status,
+                mentioning: field
+            )
+            let me = try await h.api.send(.GET, "/v1/me", token: session.accessToken)
+            #expect(me.json["name"] == .null, "nothing stored")
+            #expect(me.json["device_id"] == .null, "nothing stored")
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/auth/code", json: ["phone": "call me", "role": "rider"]),
+                422,
+                mentioning: "phone"
+            )
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/auth/code", json: ["phone": "+4930123", "role": "admin"]),
+                422,
+                mentioning: "role"
+            )
         }
     }
 
     @Test("bad bodies, bad tokens and unknown routes get problems too")
     func problems() async throws {
         try await BackendHarness.with { h in
-            Self.expectProblem(try await h.api.send(.POST, "/v1/riders", rawBody: Data("{not json".utf8)), 400)
-            Self.expectProblem(try await h.api.send(.POST, "/v1/riders", rawBody: Data()), 400)
+            Self.expectProblem(try await h.api.send(.POST, "/v1/auth/code", rawBody: Data("{not json".utf8)), 400)
+            Self.expectProblem(try await h.api.send(.POST, "/v1/auth/code", rawBody: Data()), 400)
             Self.expectProblem(try await h.api.send(.GET, "/v1/me"), 401)
             Self.expectProblem(try await h.api.send(.GET, "/v1/me", token: "rs_forged"), 401)
             Self.expectProblem(try await h.api.send(.GET, "/v1/nowhere"), 404)
@@ -243,13 +266,13 @@ struct APITests {
         }
     }
 
-    @Test("availability and the nearby map (positions only, available idle drivers)")
+    @Test("availability and the nearby map (approximate positions only, for riders; available idle drivers)")
     func nearby() async throws {
         try await BackendHarness.with { h in
             let rider = try await h.api.rider()
             let dana = try await h.api.driver(device: "DEV-1")
             try await h.client.query(
-                "INSERT INTO driver_positions (driver_id, lat, lng, recorded_at) VALUES (\(UUID(uuidString: dana.id)!), 52.521, 13.405, now())",
+                "INSERT INTO driver_positions (driver_id, lat, lng, recorded_at) VALUES (\(UUID(uuidString: dana.id)!), 52.52132, 13.40468, now())",
                 logger: BackendHarness.logger
             )
             let found = try await h.api.send(
@@ -259,9 +282,13 @@ struct APITests {
             )
             #expect(found.status == 200)
             let first = found.json["drivers"][0]
+            // Rounded to 0.001° and 100 m (the exact point is 52.52132, 13.40468, about 148 m away).
             #expect(first["lat"] == 52.521)
-            #expect((first["distance"].doubleValue ?? 0) > 100 && (first["distance"].doubleValue ?? 0) < 120)
+            #expect(first["lng"] == 13.405)
+            #expect(first["distance"] == 100)
             #expect(first.objectValue?.keys.sorted() == ["distance", "lat", "lng"])
+            let asDriver = try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: dana.token)
+            Self.expectProblem(asDriver, 403, mentioning: "only riders")
             let off = try await h.api.send(
                 .PUT,
                 "/v1/drivers/me/availability",

@@ -24,12 +24,18 @@ struct BackendHarness: Sendable {
     static func composition(
         _ role: ServerRole,
         backend: Backend.Configuration,
-        client: PostgresClient
+        client: PostgresClient,
+        codeOutbox: Bool = true
     ) -> BackendComposition {
         var configuration = BackendComposition.Configuration()
         configuration.role = role
         configuration.backend = backend
+        // Sign-in codes go to an outbox the tests read at GET /local/auth/codes/{phone}, as on a laptop.
+        if codeOutbox && configuration.backend.auth.delivery == nil {
+            configuration.backend.auth.delivery = CodeOutbox(logger: Self.logger)
+        }
         configuration.httpPort = 0
+        configuration.metricsPort = 0
         configuration.runtime.pollInterval = .milliseconds(200)
         configuration.runtime.shutdownGracePeriod = .seconds(2)
         return BackendComposition(configuration: configuration, client: client, logger: Self.logger)
@@ -52,52 +58,18 @@ struct BackendHarness: Sendable {
         }
     }
 
-    /// Applies the backend's migrations (each in order, in one transaction) without recording them.
+    /// Applies the runtime's and the backend's migrations (each in order, in one transaction) without recording
+    /// them: the operational routes read the runtime's deliveries.
     static func migrate(_ client: PostgresClient, backend: Backend) async throws {
         try await client.withTransaction(logger: self.logger) { connection in
-            for migration in backend.migrations {
+            // The schema the migrator itself creates before the runtime's migrations.
+            try await connection.query("CREATE SCHEMA IF NOT EXISTS trigger_runtime", logger: self.logger)
+            for migration in TriggerRuntime.migrations + backend.migrations {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
                 }
             }
         }
-    }
-}
-
-extension APIClient {
-    /// Registers a rider; returns (id, token).
-    func rider(_ name: String = "Ria") async throws -> (id: String, token: String) {
-        let reply = try await self.send(.POST, "/v1/riders", json: ["name": .string(name), "phone": "+49 30 1234"])
-        guard reply.status == 201, let id = reply.json["user"]["id"].stringValue,
-            let token = reply.json["token"].stringValue
-        else { throw APIClientError.unexpected(reply.status, reply.json) }
-        return (id, token)
-    }
-
-    /// Registers a driver and, unless `online` is false, puts them online (a new driver is offline); returns
-    /// (id, token).
-    func driver(_ name: String = "Dana", device: String, online: Bool = true) async throws -> (id: String, token: String) {
-        let reply = try await self.send(
-            .POST,
-            "/v1/drivers",
-            json: [
-                "name": .string(name), "phone": "+49 30 9876", "device_id": .string(device),
-                "car": ["model": "Prius", "plate": "B-RS 42"],
-            ]
-        )
-        guard reply.status == 201, let id = reply.json["user"]["id"].stringValue,
-            let token = reply.json["token"].stringValue
-        else { throw APIClientError.unexpected(reply.status, reply.json) }
-        if online {
-            let availability = try await self.send(
-                .PUT,
-                "/v1/drivers/me/availability",
-                json: ["available": true],
-                token: token
-            )
-            guard availability.status == 200 else { throw APIClientError.unexpected(availability.status, availability.json) }
-        }
-        return (id, token)
     }
 }
 

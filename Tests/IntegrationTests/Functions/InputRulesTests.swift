@@ -21,28 +21,23 @@ struct InputRulesTests {
     }
 
     static let controlCharacterCases: [(String, JSONValue, String)] = [
-        ("/v1/riders", ["name": "Ri\u{0}a", "phone": "+4930"], "name"),
-        ("/v1/riders", ["name": "Ria\u{1B}[2J", "phone": "+4930"], "name"),
-        ("/v1/riders", ["name": "Ri\na", "phone": "+4930"], "name"),
-        ("/v1/riders", ["name": "Ria", "phone": "+49\u{0}30"], "phone"),
-        (
-            "/v1/drivers",
-            ["name": "D", "phone": "+4930", "device_id": "DEV\u{0}", "car": ["model": "M", "plate": "P"]],
-            "device_id"
-        ),
-        (
-            "/v1/drivers",
-            ["name": "D", "phone": "+4930", "device_id": "DEV", "car": ["model": "M", "plate": "P\u{7F}"]],
-            "car.plate"
-        ),
+        ("rider", ["name": "Ri\u{0}a"], "name"),
+        ("rider", ["name": "Ria\u{1B}[2J"], "name"),
+        ("rider", ["name": "Ri\na"], "name"),
+        ("driver", ["name": "D", "device_id": "DEV\u{0}", "car": ["model": "M", "plate": "P"]], "device_id"),
+        ("driver", ["name": "D", "device_id": "DEV", "car": ["model": "M", "plate": "P\u{7F}"]], "car.plate"),
     ]
 
     @Test("NUL and other control characters are a 422 naming the field", arguments: Self.controlCharacterCases)
-    func controlCharacters(path: String, body: JSONValue, field: String) async throws {
+    func controlCharacters(role: String, body: JSONValue, field: String) async throws {
         try await BackendHarness.with { h in
-            let reply = try await h.api.send(.POST, path, json: body)
+            let session = try await h.api.signIn(phone: APIClient.newPhone(), role: role)
+            let reply = try await h.api.send(.PUT, "/v1/me", json: body, token: session.accessToken)
             APITests.expectProblem(reply, 422, mentioning: "\(field): must not contain control characters")
-            #expect(try await Self.count("users", h) == 0)
+            #expect(try await h.api.send(.GET, "/v1/me", token: session.accessToken).json["name"] == .null)
+            let code = try await h.api.send(.POST, "/v1/auth/code", json: ["phone": "+49\u{0}30", "role": "rider"])
+            APITests.expectProblem(code, 422, mentioning: "phone: must not contain control characters")
+            #expect(try await Self.count("auth_codes", h) == 1, "only the sign-in's code")
         }
     }
 
@@ -79,23 +74,24 @@ struct InputRulesTests {
             // 200 family emoji: 200 Swift Characters, 1,000 code points.
             let family = String(repeating: "👩‍👧‍👦", count: 200)
             #expect(family.count == 200)
+            let token = try await h.api.signIn(phone: APIClient.newPhone(), role: "rider").accessToken
             APITests.expectProblem(
-                try await h.api.send(.POST, "/v1/riders", json: ["name": .string(family), "phone": "+4930"]),
+                try await h.api.send(.PUT, "/v1/me", json: ["name": .string(family)], token: token),
                 422,
                 mentioning: "name: must be 1 to 200 characters"
             )
             // 100 letters with a combining accent: 100 Characters, 200 code points, exactly the limit.
             let accented = String(repeating: "e\u{301}", count: 100)
-            let reply = try await h.api.send(.POST, "/v1/riders", json: ["name": .string(accented), "phone": "+4930"])
-            #expect(reply.status == 201, "\(reply.json)")
-            #expect(reply.json["user"]["name"].stringValue?.unicodeScalars.count == 200)
+            let reply = try await h.api.send(.PUT, "/v1/me", json: ["name": .string(accented)], token: token)
+            #expect(reply.status == 200, "\(reply.json)")
+            #expect(reply.json["name"].stringValue?.unicodeScalars.count == 200)
             let longer = accented + "e"
             APITests.expectProblem(
-                try await h.api.send(.POST, "/v1/riders", json: ["name": .string(longer), "phone": "+4930"]),
+                try await h.api.send(.PUT, "/v1/me", json: ["name": .string(longer)], token: token),
                 422,
                 mentioning: "name"
             )
-            #expect(try await Self.count("users", h) == 1)
+            #expect(try await h.api.send(.GET, "/v1/me", token: token).json["name"].stringValue == accented)
         }
     }
 
@@ -134,9 +130,9 @@ struct InputRulesTests {
     }
 
     static let wrongMethods: [(NIOHTTP1.HTTPMethod, String, String)] = [
-        (.DELETE, "/v1/me", "GET"),
+        (.DELETE, "/v1/me", "GET, PUT"),
         (.PUT, "/v1/orders", "GET, POST"),
-        (.GET, "/v1/riders", "POST"),
+        (.GET, "/v1/auth/code", "POST"),
         (.GET, "/v1/orders/00000000-0000-0000-0000-000000000000/cancel", "POST"),
         (.PATCH, "/v1/orders/00000000-0000-0000-0000-000000000000", "GET"),
         (.POST, "/healthz", "GET"),
@@ -159,7 +155,7 @@ struct InputRulesTests {
     )
     func nonObjectBody(body: String) async throws {
         try await BackendHarness.with { h in
-            let reply = try await h.api.send(.POST, "/v1/riders", rawBody: Data(body.utf8))
+            let reply = try await h.api.send(.POST, "/v1/auth/code", rawBody: Data(body.utf8))
             APITests.expectProblem(reply, 422, mentioning: "body: must be a JSON object")
         }
     }

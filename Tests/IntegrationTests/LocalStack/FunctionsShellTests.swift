@@ -185,14 +185,8 @@ struct FunctionsShellTests {
             ) { running in
                 let api = StackAPI(baseURL: running.endpoints.apiURL)
                 await running.emulator.registerDevice(id: "shell-dev", longitude: 13.405, latitude: 52.523)
-                let rider = try await api.expect(201, .POST, "/v1/riders", json: ["name": "Ria", "phone": "+49 30 1"])
-                let driver = try await api.expect(
-                    201, .POST, "/v1/drivers",
-                    json: ["name": "Dana", "phone": "+49 30 2", "device_id": "shell-dev", "car": ["model": "Prius", "plate": "B 1"]]
-                )
-                let riderToken = try #require(rider.objectValue?["token"]?.stringValue)
-                let driverToken = try #require(driver.objectValue?["token"]?.stringValue)
-                try await api.expect(200, .PUT, "/v1/drivers/me/availability", json: ["available": true], token: driverToken)
+                let riderToken = try await api.accounts.rider("Ria").accessToken
+                let driverToken = try await api.accounts.driver("Dana", device: "shell-dev").accessToken
                 let now = JSONValue.string(ISO8601DateFormatter().string(from: Date()))
                 try await api.webhook(
                     [[

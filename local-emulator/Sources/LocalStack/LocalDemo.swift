@@ -33,25 +33,16 @@ public struct LocalDemo: Sendable {
         guard let nearest = c.drivers.min(by: { $0.position.distance(to: c.pickup) < $1.position.distance(to: c.pickup) })
         else { throw LocalStackError.invalidPayload("the demo needs at least one driver") }
 
-        let rider = try await api.expect(201, .POST, "/v1/riders", json: ["name": "Ria", "phone": "+49 30 1234"])
-        let riderToken = try Self.string(rider["token"], "the rider's token")
-        self.say("rider Ria registered")
+        let riderToken = try await api.accounts.rider("Ria", phone: "+49 30 1234").accessToken
+        self.say("rider Ria signed in")
         var tokens: [String: String] = [:]
         for driver in c.drivers {
             await emulator.registerDevice(
                 id: driver.deviceID, name: driver.name, longitude: driver.position.longitude,
                 latitude: driver.position.latitude
             )
-            let registered = try await api.expect(
-                201, .POST, "/v1/drivers",
-                json: [
-                    "name": .string(driver.name), "phone": "+49 30 9876", "device_id": .string(driver.deviceID),
-                    "car": ["model": "Prius", "plate": "B-RS 42"],
-                ]
-            )
-            let token = try Self.string(registered["token"], "\(driver.name)'s token")
+            let token = try await api.accounts.driver(driver.name, device: driver.deviceID).accessToken
             tokens[driver.deviceID] = token
-            try await api.expect(200, .PUT, "/v1/drivers/me/availability", json: ["available": true], token: token)
             let now = ISO8601DateFormatter().string(from: await emulator.now())
             try await api.webhook(
                 [Self.location(device: driver.deviceID, at: driver.position, time: now)],

@@ -9,6 +9,9 @@ extension LocalStack {
         /// Where the HTTP API listens (`port` 0 picks a free one).
         public var apiHost: String = "127.0.0.1"
         public var apiPort: Int = 8080
+        /// The port of `/metrics` (0 picks a free one, logged as `metrics.port`); `nil` serves it on the API's port
+        /// behind an operator key. Default 0: on a laptop nothing scrapes it unless asked.
+        public var metricsPort: Int? = 0
         /// Where the HyperTrack emulator listens (0 picks a free one).
         public var emulatorPort: Int = 4010
         /// The emulator's clock: `.scaled(rate:)` for watching, `.manual()` for stepping (tests, the demo).

@@ -31,6 +31,8 @@ public struct LocalStack: Service {
     let metrics: PrometheusCollectorRegistry
     let logger: Logger
     let onReady: @Sendable (Running) async throws -> Void
+    /// Where sign-in codes go on a laptop: logged, and readable at `GET /local/auth/codes/{phone}`.
+    let outbox: CodeOutbox
 
     /// Creates the stack.
     /// - Parameters:
@@ -54,6 +56,7 @@ public struct LocalStack: Service {
         self.metrics = metrics
         self.logger = logger
         self.onReady = onReady
+        self.outbox = CodeOutbox(logger: logger)
     }
 
     /// The backend's composition with the stack's settings (both roles; migrations run before the worker starts).
@@ -65,9 +68,12 @@ public struct LocalStack: Service {
         composition.backend.webhook.pathSecrets = [self.configuration.webhookSecret]
         composition.backend.webhook.secret = self.configuration.webhookSecret
         composition.backend.webhook.acceptUnsigned = false
+        // No SMS on a laptop: codes go to the outbox (logged, and at the local-only GET /local/auth/codes/{phone}).
+        composition.backend.auth.delivery = self.outbox
         composition.runtime = self.configuration.runtime
         composition.httpHost = self.configuration.apiHost
         composition.httpPort = self.configuration.apiPort
+        composition.metricsPort = self.configuration.metricsPort
         return BackendComposition(configuration: composition, client: self.client, logger: self.logger)
     }
 

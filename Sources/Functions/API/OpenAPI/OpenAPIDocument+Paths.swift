@@ -6,35 +6,23 @@ extension OpenAPIDocument {
     /// `{maximumPageSize}` is replaced by the configured page size when the document is built.
     static let paths = #"""
         {
-          "/v1/riders": {
-            "post": {
-              "operationId": "registerRider", "summary": "Register a rider; returns the rider and a bearer token.", "security": [],
-              "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RegisterRider"}}}},
-              "responses": {
-                "201": {"description": "Registered.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Registration"}}}},
-                "400": {"$ref": "#/components/responses/BadRequest"}, "413": {"$ref": "#/components/responses/TooLarge"},
-                "422": {"$ref": "#/components/responses/Invalid"}, "default": {"$ref": "#/components/responses/Error"}
-              }
-            }
-          },
-          "/v1/drivers": {
-            "post": {
-              "operationId": "registerDriver", "summary": "Register a driver with their HyperTrack device and car; returns the driver and a bearer token.", "security": [],
-              "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RegisterDriver"}}}},
-              "responses": {
-                "201": {"description": "Registered.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Registration"}}}},
-                "400": {"$ref": "#/components/responses/BadRequest"}, "409": {"description": "The device is registered to another driver.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
-                "413": {"$ref": "#/components/responses/TooLarge"}, "422": {"$ref": "#/components/responses/Invalid"},
-                "default": {"$ref": "#/components/responses/Error"}
-              }
-            }
-          },
           "/v1/me": {
             "get": {
               "operationId": "me", "summary": "The caller.",
               "responses": {
                 "200": {"description": "The caller.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/User"}}}},
                 "401": {"$ref": "#/components/responses/Unauthorized"}, "default": {"$ref": "#/components/responses/Error"}
+              }
+            },
+            "put": {
+              "operationId": "updateProfile", "summary": "Complete or change the caller's profile: a name; for drivers also their car and the HyperTrack device of their phone (bound to this account; a new one unbinds the old).",
+              "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Profile"}}}},
+              "responses": {
+                "200": {"description": "The caller.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/User"}}}},
+                "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"$ref": "#/components/responses/Unauthorized"},
+                "409": {"description": "The device is bound to another account.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+                "413": {"$ref": "#/components/responses/TooLarge"}, "422": {"$ref": "#/components/responses/Invalid"},
+                "default": {"$ref": "#/components/responses/Error"}
               }
             }
           },
@@ -148,7 +136,7 @@ extension OpenAPIDocument {
           },
           "/v1/drivers/nearby": {
             "get": {
-              "operationId": "nearbyDrivers", "summary": "Available, idle drivers near a point (positions only, at most 20).",
+              "operationId": "nearbyDrivers", "summary": "Available, idle cars near a point, for riders: positions rounded to 0.001° and distances to 100 m, no identities (at most 20).",
               "parameters": [
                 {"name": "lat", "in": "query", "required": true, "schema": {"type": "number", "minimum": -90, "maximum": 90}},
                 {"name": "lng", "in": "query", "required": true, "schema": {"type": "number", "minimum": -180, "maximum": 180}},
@@ -156,7 +144,8 @@ extension OpenAPIDocument {
               ],
               "responses": {
                 "200": {"description": "The drivers, nearest first.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/NearbyDrivers"}}}},
-                "401": {"$ref": "#/components/responses/Unauthorized"}, "422": {"$ref": "#/components/responses/Invalid"},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "403": {"$ref": "#/components/responses/Forbidden"},
+                "422": {"$ref": "#/components/responses/Invalid"},
                 "default": {"$ref": "#/components/responses/Error"}
               }
             }

@@ -5,7 +5,8 @@ extension OpenAPIDocument {
     static let components = #"""
         {
           "securitySchemes": {
-            "bearer": {"type": "http", "scheme": "bearer", "description": "The token `POST /v1/riders` or `POST /v1/drivers` returned."},
+            "bearer": {"type": "http", "scheme": "bearer", "description": "An access token of `POST /v1/auth/session` or `POST /v1/auth/refresh`."},
+            "operatorKey": {"type": "http", "scheme": "bearer", "description": "An operator's key from `ridesharing operators create NAME` (the /v1/ops routes only)."},
             "hypertrackSignature": {"type": "apiKey", "in": "header", "name": "x-hypertrack-signature", "description": "Lowercase hex of HMAC-SHA256(webhook secret, raw body), as HyperTrack signs its webhooks."}
           },
           "responses": {
@@ -40,28 +41,13 @@ extension OpenAPIDocument {
                 "plate": {"type": "string", "minLength": 1, "maxLength": 20, "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*$"}
               }
             },
-            "RegisterRider": {
-              "type": "object", "required": ["name", "phone"],
-              "properties": {"name": {"$ref": "#/components/schemas/Text200"}, "phone": {"$ref": "#/components/schemas/Phone"}}
-            },
-            "RegisterDriver": {
-              "type": "object", "required": ["name", "phone", "device_id", "car"],
-              "properties": {
-                "name": {"$ref": "#/components/schemas/Text200"}, "phone": {"$ref": "#/components/schemas/Phone"},
-                "device_id": {"$ref": "#/components/schemas/Text200"}, "car": {"$ref": "#/components/schemas/CarInput"}
-              }
-            },
             "User": {
-              "type": "object", "required": ["id", "role", "name", "phone"], "additionalProperties": false,
+              "type": "object", "required": ["id", "role", "phone"], "additionalProperties": false,
               "properties": {
                 "id": {"type": "string", "format": "uuid"}, "role": {"type": "string", "enum": ["rider", "driver"]},
                 "name": {"type": "string"}, "phone": {"type": "string"}, "device_id": {"type": "string"},
                 "car": {"$ref": "#/components/schemas/Car"}, "available": {"type": "boolean"}
               }
-            },
-            "Registration": {
-              "type": "object", "required": ["user", "token"], "additionalProperties": false,
-              "properties": {"user": {"$ref": "#/components/schemas/User"}, "token": {"type": "string"}}
             },
             "PlaceInput": {
               "type": "object", "required": ["lat", "lng"],

@@ -19,8 +19,13 @@ public struct OpenAPIDocument: Sendable {
     public init(configuration: Backend.Configuration) {
         let decoder = JSONDecoder()
         // Both literals are parsed by `OpenAPITests` on every run: a typo fails a test, never a request.
-        let paths = (try? decoder.decode(JSONValue.self, from: Data(Self.paths.utf8))) ?? .object([:])
-        let components = (try? decoder.decode(JSONValue.self, from: Data(Self.components.utf8))) ?? .object([:])
+        let parse = { (text: String) in (try? decoder.decode(JSONValue.self, from: Data(text.utf8))) ?? .object([:]) }
+        let paths = Self.merging(parse(Self.paths), parse(Self.accountPaths))
+        var components = parse(Self.components)
+        if case .object(var parts) = components {
+            parts["schemas"] = Self.merging(parts["schemas"] ?? .object([:]), parse(Self.accountSchemas))
+            components = .object(parts)
+        }
         let document: JSONValue = [
             "openapi": "3.1.0",
             "info": [
@@ -40,12 +45,21 @@ public struct OpenAPIDocument: Sendable {
     public static func validateLiterals() throws {
         _ = try JSONDecoder().decode(JSONValue.self, from: Data(Self.paths.utf8))
         _ = try JSONDecoder().decode(JSONValue.self, from: Data(Self.components.utf8))
+        _ = try JSONDecoder().decode(JSONValue.self, from: Data(Self.accountPaths.utf8))
+        _ = try JSONDecoder().decode(JSONValue.self, from: Data(Self.accountSchemas.utf8))
+    }
+
+    /// The keys of two JSON objects together (the second's win); anything else is the first.
+    static func merging(_ first: JSONValue, _ second: JSONValue) -> JSONValue {
+        guard case .object(let left) = first, case .object(let right) = second else { return first }
+        return .object(left.merging(right) { $1 })
     }
 
     static let description = """
         The HTTP API of the rider and driver apps. Every error is a JSON problem body (`application/problem+json`: \
-        `status`, `title`, `detail`, naming the offending field). Authenticate with the bearer token that \
-        registration returns. Text fields refuse control characters; lengths count Unicode code points.
+        `status`, `title`, `detail`, naming the offending field). Authenticate with the access token of \
+        `POST /v1/auth/session` (a phone's one-time code) or `POST /v1/auth/refresh`; the `/v1/ops` routes with an \
+        operator's key. Text fields refuse control characters; lengths count Unicode code points.
         """
 
     /// The document as served: sorted keys, so that it is byte-for-byte stable.

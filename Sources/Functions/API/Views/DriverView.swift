@@ -13,13 +13,13 @@ public struct DriverView: Codable, Sendable, Hashable {
 }
 
 extension DriverView {
-    /// The view of a driver's user row. Drivers register with a car, so a missing model or plate (a row written
-    /// outside the API) shows as empty.
+    /// The view of a driver's user row. Drivers go online only with a complete profile, so a missing name, model or
+    /// plate (a row written outside the API) shows as empty.
     /// - Parameter user: The `users` row.
     init(user: UserRow) {
         self.init(
             id: user.id,
-            name: user.name,
+            name: user.name ?? "",
             phone: user.phone,
             car: CarView(model: user.carModel ?? "", plate: user.carPlate ?? "")
         )

@@ -7,8 +7,8 @@ public struct UserView: Codable, Sendable, Hashable, ResponseEncodable {
     public var id: UUID
     /// Rider or driver.
     public var role: UserRole
-    /// Display name.
-    public var name: String
+    /// Display name; `null` until the profile is completed (`PUT /v1/me`).
+    public var name: String?
     /// Phone number.
     public var phone: String
     /// The driver's HyperTrack device.
