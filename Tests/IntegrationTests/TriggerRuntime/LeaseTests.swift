@@ -122,15 +122,16 @@ struct LeaseTests {
         var builder = FunctionRegistry()
         builder.register("long", on: .create("items"), as: Item.self) { _, context in
             handled.append(context)
-            // Work that outlasts the 2 s lease (renewed every 200 ms: ten chances per lease).
-            try await Task.sleep(for: .seconds(5))
+            // Work that outlasts the 4 s lease (renewed every 200 ms: twenty chances per lease; with a 2 s lease
+            // the full parallel suite on a loaded 2-core machine once starved every renewal of one lease).
+            try await Task.sleep(for: .seconds(7))
         }
         let registry = builder
         let (logger, logs) = Logger.capturing()
         try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
             let configurations = (0..<2).map { index in
                 RuntimeHarness.configuration {
-                    $0.leaseDuration = .seconds(2)
+                    $0.leaseDuration = .seconds(4)
                     $0.leaseRenewalInterval = .milliseconds(200)
                     $0.pollInterval = .milliseconds(100)
                     $0.workerID = "worker-\(index)"
