@@ -18,6 +18,30 @@ extension Backend {
         /// The workers' NOTIFY channel, which scheduling a timer notifies (the runtime's `channel`). Default
         /// `trigger_runtime`.
         public var channel: String
+        /// The order event log and its streams, and the share links.
+        public var events = Events()
+
+        /// The order event log's retention, the streams' longest life, and how long a share link outlives its ride.
+        public struct Events: Sendable {
+            /// How long events stay in the log (a client resuming from before gets `stream.reset`). Default 24 h.
+            public var retention: Duration
+            /// The longest a stream stays open (and the largest `timeout`); clients reconnect with `Last-Event-ID`.
+            /// Default 1 h.
+            public var maximumStreamDuration: Duration
+            /// How long after its ride ended (completed or cancelled) a share link works. Default 2 h.
+            public var shareTTL: Duration
+
+            /// Creates the settings with the documented defaults.
+            public init(
+                retention: Duration = .seconds(24 * 3600),
+                maximumStreamDuration: Duration = .seconds(3600),
+                shareTTL: Duration = .seconds(2 * 3600)
+            ) {
+                self.retention = retention
+                self.maximumStreamDuration = maximumStreamDuration
+                self.shareTTL = shareTTL
+            }
+        }
 
         /// Dispatch settings: a loop in time of rounds of offers.
         ///

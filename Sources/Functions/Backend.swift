@@ -35,7 +35,7 @@ public struct Backend: Sendable {
             FunctionBinding(OfferWaitingOrders.self), FunctionBinding(DispatchRound.self),
             FunctionBinding(DispatchWindow.self), FunctionBinding(ReplayWebhookEvent.self),
             FunctionBinding(PruneWebhookEvents.self), FunctionBinding(ReconcileTrips.self),
-            FunctionBinding(AnalyzeTrip.self),
+            FunctionBinding(AnalyzeTrip.self), FunctionBinding(PruneOrderEvents.self),
         ]
     }
 
@@ -45,7 +45,8 @@ public struct Backend: Sendable {
     ///   - stores: Where the functions' store comes from; `.postgres` (the delivery's transaction) by default.
     /// - Returns: `updateOrderStatus`, `deleteOrder`, `onTripWebhook`, `completeTrip`, `dispatchOrder`,
     ///   `registerDriverDevice`, `offerWaitingOrders`, `analyzeTrip`, the timer functions `dispatchRound`,
-    ///   `dispatchWindow` and `replayWebhookEvent`, and the scheduled `pruneWebhookEvents` and `reconcileTrips`.
+    ///   `dispatchWindow` and `replayWebhookEvent`, and the scheduled `pruneWebhookEvents`, `reconcileTrips` and
+    ///   `pruneOrderEvents`.
     public func registry(
         tracking: some TripTracking,
         stores: RideStoreFactory = .postgres,
@@ -108,5 +109,10 @@ public struct Backend: Sendable {
             preconditionFailure("the scheduled functions have constant, valid schedules: \(error)")
         }
         registry.register(AnalyzeTrip(trips: configuration.trips))
+        do {
+            try registry.register(PruneOrderEvents(retention: configuration.events.retention))
+        } catch {
+            preconditionFailure("pruneOrderEvents has a constant, valid schedule: \(error)")
+        }
     }
 }

@@ -74,6 +74,11 @@ struct BackendSettings: Sendable {
             confirmSubscriptions: try settings.boolean(.hyperTrackConfirmSubscriptions),
             retention: .seconds(86_400 * (try settings.integer(.webhookRetentionDays)))
         )
+        backend.events = .init(
+            retention: .seconds(3600 * (try settings.integer(.eventsRetentionHours))),
+            maximumStreamDuration: .seconds(try settings.integer(.eventsMaxStreamSeconds)),
+            shareTTL: .seconds(60 * (try settings.integer(.shareTTLMinutes)))
+        )
         self.backend = backend
         self.httpHost = try settings.string(.httpHost)
         self.httpPort = try settings.integer(.httpPort)

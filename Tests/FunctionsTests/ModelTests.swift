@@ -83,7 +83,7 @@ struct ModelTests {
             registry.functions.map(\.name.rawValue) == [
                 "updateOrderStatus", "deleteOrder", "onTripWebhook", "completeTrip", "dispatchOrder",
                 "registerDriverDevice", "offerWaitingOrders", "dispatchRound", "dispatchWindow", "replayWebhookEvent",
-                "pruneWebhookEvents", "reconcileTrips", "analyzeTrip",
+                "pruneWebhookEvents", "reconcileTrips", "analyzeTrip", "pruneOrderEvents",
             ]
         )
         #expect(

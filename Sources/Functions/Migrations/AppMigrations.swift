@@ -17,5 +17,6 @@ enum AppMigrations {
         M0008DriverTrips.migration,
         M0010WebhookTrust.migration,
         M0014WebhookOrdering.migration,
+        M0015OrderEvents.migration,
     ]
 }

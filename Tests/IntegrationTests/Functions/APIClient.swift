@@ -27,6 +27,12 @@ struct APIClient: Sendable {
         self.transport = .stack(StackAPI(baseURL: baseURL))
     }
 
+    /// The stack's base URL (`http://127.0.0.1:PORT`) for a client of a running stack; `nil` under HummingbirdTesting.
+    var baseURL: String? {
+        if case .stack(let stack) = self.transport { return stack.baseURL }
+        return nil
+    }
+
     /// A reply: status, JSON body (`.null` when empty) and headers.
     struct Reply: Sendable {
         var status: Int
@@ -74,6 +80,20 @@ struct APIClient: Sendable {
             json: reply,
             headers: response.headers.map { ($0.name.canonicalName, $0.value) }
         )
+    }
+
+    /// Sends a request to the application and returns the reply as text with its headers (HTML pages, streams
+    /// that end).
+    func text(
+        _ path: String,
+        method: HTTPRequest.Method = .get,
+        token: String? = nil
+    ) async throws -> (status: Int, body: String, headers: HTTPFields) {
+        guard case .application(let client) = self.transport else { throw APIClientError.invalidHeader("text: stack") }
+        var fields = HTTPFields()
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        let response = try await client.executeRequest(uri: path, method: method, headers: fields, body: nil)
+        return (response.status.code, String(buffer: response.body), response.headers)
     }
 
     /// GETs `path` from the application and returns the body as bytes, for replies that are not JSON (the trip
