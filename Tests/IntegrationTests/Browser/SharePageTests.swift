@@ -100,10 +100,12 @@ struct SharePageTests {
             #expect(try await h.api.send(.POST, "/v1/orders/\(order)/start", token: driver.token).status == 200)
             page = try await Self.waitForPage(browser, "the ride under way") { $0["status"] == "DROPPING_OFF" }
             #expect(page["routes"] == 2)
-            // Half way: the driver's live position is on the map.
-            await emulator.advanceClock(by: 60)
-            page = try await Self.waitForPage(browser, "the car on the map") {
-                ($0["car"].stringValue.flatMap(Double.init) ?? -100) >= 0
+            // The driver's live position moves on the map as the clock advances. Positions reach the page at most
+            // once a second (real time) per order, so the clock moves in steps until one gets through.
+            let before = page["car"]
+            try await EmulatorRideTests.drive(h, emulator, until: "the car moving on the map", limit: 240) {
+                let car = try await Self.page(browser)["car"]
+                return (car.stringValue.flatMap(Double.init) ?? -100) >= 0 && car != before
             }
             try await browser.screenshot(to: Self.artifacts.appendingPathComponent("share-page-ride.png"))
 
