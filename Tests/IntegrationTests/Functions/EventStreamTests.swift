@@ -231,6 +231,20 @@ struct EventStreamTests {
         }
     }
 
+    @Test("a server shutting down ends its open streams with stream.closed (shutdown) instead of waiting for them")
+    func shutdown() async throws {
+        let stream = try await RideHarness.with(tracking: FakeTripTracking(), live: true) { h in
+            let rider = try await h.api.rider()
+            let stream = try await SSEClient.connect(try Self.url(h, "/v1/events"), token: rider.token)
+            _ = try await h.api.send(.POST, "/v1/orders", json: RideTests.book, token: rider.token)
+            try await stream.waitForEvent("the booking") { $0.name == "order.status" }
+            return stream
+        }
+        try await stream.waitForEnd(timeout: .seconds(10))
+        #expect(stream.events.last?.name == "stream.closed")
+        #expect(stream.events.last?.json["reason"] == "shutdown")
+    }
+
     @Test("resuming from before the retention gets stream.reset, then what is left")
     func resetAfterRetention() async throws {
         let tracking = FakeTripTracking()
