@@ -88,7 +88,7 @@ struct EventSubscriptionTests {
         #expect(OrderEventScope.order(order, caller: rider).includes(status))
         #expect(!OrderEventScope.order(UUID(), caller: rider).includes(status))
         #expect(!OrderEventScope.order(order, caller: stranger).includes(status))
-        #expect(OrderEventScope.share(order).includes(status))
-        #expect(!OrderEventScope.share(order).includes(offer))
+        #expect(OrderEventScope.share(order, tokenHash: "h").includes(status))
+        #expect(!OrderEventScope.share(order, tokenHash: "h").includes(offer))
     }
 }

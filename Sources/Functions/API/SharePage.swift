@@ -195,6 +195,13 @@ enum SharePage {
           source.addEventListener('share.order', function (e) { state.view = JSON.parse(e.data); render(); });
           source.addEventListener('driver.position', function (e) { state.position = JSON.parse(e.data); drawMap(); });
           source.addEventListener('stream.reset', function () { text('connection', 'Reconnected'); });
+          source.addEventListener('stream.closed', function (e) {
+            // Timeouts and restarts reconnect by themselves; a revoked link does not come back.
+            if (JSON.parse(e.data).reason === 'revoked') {
+              source.close();
+              text('connection', 'This link is no longer available');
+            }
+          });
           source.addEventListener('open', function () { text('connection', 'Live'); });
           source.addEventListener('error', function () {
             text('connection', source.readyState === EventSource.CLOSED ? 'This link is no longer available' : 'Reconnecting…');

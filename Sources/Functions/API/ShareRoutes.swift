@@ -76,7 +76,7 @@ struct ShareRoutes: Sendable {
             }
             return try EventStream(
                 hub: self.hub,
-                scope: .share(order),
+                scope: .share(order, tokenHash: ShareTokens.hash(token)),
                 resumeAfter: try EventStream.resumePosition(request),
                 maximumDuration: try EventStream.duration(request, maximum: self.configuration.maximumStreamDuration),
                 prelude: prelude,

@@ -85,6 +85,8 @@ struct EventStream: Sendable {
             while last < from {
                 let missed = try await self.hub.log.events(of: self.scope, after: last, through: from)
                 for event in missed where self.scope.includes(event) {
+                    if self.revokes(event) { return try await self.close(&writer, .revoked) }
+                    if event.kind == .shareRevoked { continue }
                     try await writer.write(ByteBuffer(string: self.render(event)))
                 }
                 guard let end = missed.last?.position, missed.count == OrderEventLog.batch else { break }
@@ -97,15 +99,27 @@ struct EventStream: Sendable {
             case .event(let event):
                 guard event.position > last else { continue }
                 last = event.position
+                if self.revokes(event) { return try await self.close(&writer, .revoked) }
+                if event.kind == .shareRevoked { continue }
                 try await writer.write(ByteBuffer(string: self.render(event)))
             case .heartbeat:
                 try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
             case .closed(let reason):
-                try await writer.write(ByteBuffer(string: OrderEventRenderer.closed(reason)))
-                try await writer.finish(nil)
-                return
+                return try await self.close(&writer, reason)
             }
         }
+    }
+
+    /// Writes the final `stream.closed` and ends the response.
+    private func close(_ writer: inout any ResponseBodyWriter, _ reason: EventSubscription.CloseReason) async throws {
+        try await writer.write(ByteBuffer(string: OrderEventRenderer.closed(reason)))
+        try await writer.finish(nil)
+    }
+
+    /// Whether `event` revokes this share stream's link.
+    private func revokes(_ event: OrderEvent) -> Bool {
+        guard event.kind == .shareRevoked, case .share(_, let tokenHash) = self.scope else { return false }
+        return event.payload.contains(tokenHash)
     }
 
     /// The event's frame, or a comment when its payload does not decode (logged; the stream goes on).

@@ -24,6 +24,8 @@ public final class EventSubscription: Sendable {
         case timeout
         /// The server is shutting down; reconnect with `Last-Event-ID`.
         case shutdown
+        /// The share link was revoked or replaced (share streams only); do not reconnect.
+        case revoked
     }
 
     private struct State {

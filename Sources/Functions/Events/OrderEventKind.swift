@@ -14,4 +14,7 @@ public enum OrderEventKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// A driver's offer ended; data `{"order_id", "reason"}` with reason `declined`, `expired` (the round ended),
     /// `taken` (another driver accepted) or `cancelled`; only to that driver.
     case offerClosed = "offer.closed"
+    /// A share link was revoked or replaced (payload `{"token_hash"}`): never sent; the link's share streams end
+    /// with `stream.closed` reason `revoked`.
+    case shareRevoked = "share.revoked"
 }

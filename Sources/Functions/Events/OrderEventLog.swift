@@ -103,7 +103,7 @@ public struct OrderEventLog: Sendable {
                   AND (rider_id = \(caller) OR driver_id = \(caller))
                 ORDER BY position LIMIT \(Self.batch)
                 """
-        case .order(let order, _), .share(let order):
+        case .order(let order, _), .share(let order, _):
             query = """
                 SELECT position, order_id, kind, rider_id, driver_id, payload::text FROM order_events
                 WHERE order_id = \(order) AND position > \(after) AND position <= \(through)

@@ -94,6 +94,9 @@ enum OrderEventRenderer {
         case .offerClosed:
             name = event.kind.rawValue
             data = try encoder.encode(try decoder.decode(OfferClosed.self, from: payload))
+        case .shareRevoked:
+            // Never shown: the stream it concerns ends instead (``EventStream``).
+            return Self.closed(.revoked)
         }
         return Self.frame(id: event.position, name: name, data: String(decoding: data, as: UTF8.self))
     }

@@ -6,9 +6,9 @@ public enum OrderEventScope: Sendable, Hashable {
     case caller(UUID)
     /// One order's events that the caller (its rider or driver) may read.
     case order(UUID, caller: UUID)
-    /// One order's events for its public share page: its status, legs, summary and driver positions, shown as
-    /// ``ShareView``s.
-    case share(UUID)
+    /// One order's events for its public share page (through the link whose token has the given hash): its status,
+    /// legs, summary and driver positions, shown as ``ShareView``s, and the link's revocation.
+    case share(UUID, tokenHash: String)
 
     /// Whether the stream shows `event`.
     public func includes(_ event: OrderEvent) -> Bool {
@@ -17,7 +17,7 @@ public enum OrderEventScope: Sendable, Hashable {
             event.isReadable(by: caller)
         case .order(let order, let caller):
             event.orderID == order && event.isReadable(by: caller)
-        case .share(let order):
+        case .share(let order, _):
             event.orderID == order && event.kind != .offerNew && event.kind != .offerClosed
         }
     }

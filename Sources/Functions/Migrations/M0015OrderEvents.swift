@@ -5,7 +5,8 @@ import TriggerRuntime
 /// **Written by triggers, in the writer's transaction.** `order_events` rows are inserted by `AFTER` row triggers on
 /// `orders` (a booking, each status change, the summary, the end of a dispatch round), `order_legs` (a leg created,
 /// arrived at or completed: ETA, route, distance), `order_offers` (an offer made or declined) and `driver_positions`
-/// (throttled: at most one position a second per order of a driver with an active order). Triggers rather than
+/// (throttled: at most one position a second per order of a driver with an active order), and `order_shares` (a link
+/// revoked or replaced, so its open share streams end). Triggers rather than
 /// writes in `PostgresRideStore`: every writer of those tables (the API's pooled client, a function's delivery
 /// transaction, the reconciler, an operator's manual fix) logs its change in its own transaction without knowing
 /// about the log, and a rolled-back change logs nothing. Each trigger's work is one index lookup and one INSERT; the
@@ -195,6 +196,22 @@ enum M0015OrderEvents {
             """
             CREATE TRIGGER order_events_on_position AFTER INSERT OR UPDATE ON driver_positions
                 FOR EACH ROW EXECUTE FUNCTION order_events_on_position()
+            """,
+            // A share link revoked or replaced: its open streams (in any process) end. Nobody else reads it.
+            """
+            CREATE FUNCTION order_events_on_share() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'DELETE' OR NEW.token_hash IS DISTINCT FROM OLD.token_hash THEN
+                    PERFORM order_event_append(OLD.order_id, 'share.revoked', NULL, NULL,
+                                               jsonb_build_object('token_hash', OLD.token_hash));
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER order_events_on_share AFTER UPDATE OR DELETE ON order_shares
+                FOR EACH ROW EXECUTE FUNCTION order_events_on_share()
             """,
         ]
     )

@@ -120,6 +120,25 @@ struct SharePageTests {
             #expect(page["status"] == "COMPLETED")
             #expect(page["fare"].stringValue?.hasSuffix("EUR") == true)
             try await browser.screenshot(to: Self.artifacts.appendingPathComponent("share-page-completed.png"))
+
+            // The page's stream shows only what the page shows; revoking the link ends it (and the page says so).
+            let stream = try await SSEClient.connect(base + path + "/events")
+            let snapshot = try await stream.waitForEvent("the snapshot") { $0.name == "share.order" }
+            #expect(snapshot.json["status"] == "COMPLETED")
+            #expect(snapshot.json["driver"] == ["first_name": "Dana", "car": ["model": "Prius", "plate": "B-RS 42"]])
+            for secret in ["rider_id", "phone", "trip_id", "share_url", rider.id, driver.id] {
+                #expect(!snapshot.data.contains(secret), "the share stream leaks \(secret)")
+            }
+            #expect(try await h.api.send(.DELETE, "/v1/orders/\(order)/share", token: rider.token).status == 204)
+            try await stream.waitForEnd(timeout: .seconds(30))
+            #expect(stream.events.last?.name == "stream.closed")
+            #expect(stream.events.last?.json["reason"] == "revoked")
+            try await browser.waitFor(
+                "the page to say the link is gone",
+                "document.getElementById('connection').textContent"
+            ) {
+                $0 == "This link is no longer available"
+            }
         }
     }
 }
