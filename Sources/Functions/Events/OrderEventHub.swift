@@ -96,7 +96,25 @@ public final class OrderEventHub: Service, Sendable {
     }
 
     public func run() async throws {
-        let (last, _) = try await self.log.ends()
+        // The log may not exist yet (an API started before `migrate`; /readyz says so): wait for it rather than
+        // ending the process.
+        var last: Int64?
+        while last == nil {
+            do {
+                last = try await self.log.ends().last
+            } catch {
+                self.logger.warning(
+                    "order events: the log is not readable yet; streams wait for it",
+                    metadata: ["error": "\(String(reflecting: error))"]
+                )
+                do {
+                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }
+                } catch {
+                    return
+                }
+            }
+        }
+        guard let last else { return }
         self.state.withLock {
             $0.cursor = last
             $0.running = true

@@ -231,6 +231,30 @@ struct EventStreamTests {
         }
     }
 
+    @Test("bad stream parameters are problems naming the field; nothing opens")
+    func badInput() async throws {
+        try await RideHarness.with(tracking: FakeTripTracking()) { h in
+            let rider = try await h.api.rider()
+            for (path, headers, field) in [
+                ("/v1/events?timeout=0", [(String, String)](), "timeout"),
+                ("/v1/events?timeout=86401", [], "timeout"),
+                ("/v1/events?timeout=soon", [], "timeout"),
+                ("/v1/events?last_event_id=-1", [], "last_event_id"),
+                ("/v1/events", [("Last-Event-ID", "latest")], "Last-Event-ID"),
+                ("/v1/orders/\(UUID())/events?timeout=0", [], "order"),
+            ] {
+                let reply = try await h.api.send(.GET, path, token: rider.token, headers: headers)
+                if field == "order" {
+                    #expect(reply.status == 404, "\(path)")
+                } else {
+                    #expect(reply.status == 422, "\(path): \(reply.json)")
+                    #expect(reply.json["detail"].stringValue?.hasPrefix(field) == true, "\(path): \(reply.json)")
+                }
+            }
+            #expect(try await h.api.send(.GET, "/v1/events").status == 401)
+        }
+    }
+
     @Test("a server shutting down ends its open streams with stream.closed (shutdown) instead of waiting for them")
     func shutdown() async throws {
         let stream = try await RideHarness.with(tracking: FakeTripTracking(), live: true) { h in
