@@ -56,7 +56,7 @@ extension BackendComposition {
     /// exist would fail its claims and sleep until its next poll.
     /// - Parameters:
     ///   - metrics: The registry `/metrics` renders.
-    ///   - services: Run beside the server (the worker).
+    ///   - services: Run beside the server (the worker). A role that serves the API adds its ``OrderEventHub``.
     ///   - prepare: Apply migrations and install the capture triggers before the server starts.
     ///   - onListening: Called with the port once the server listens.
     public func application(
@@ -82,16 +82,26 @@ extension BackendComposition {
             )
             await onListening(port)
         }
-        let router =
-            role.runsAPI
-            ? self.backend.makeRouter(client: self.client, logger: logger, requiredMigrations: self.requiredMigrations)
-            : self.backend.makeHealthRouter(
+        var services = services
+        let router: Router<APIRequestContext>
+        if role.runsAPI {
+            // The process's one LISTEN for its event streams, run beside the server (after the migrations).
+            let hub = OrderEventHub(client: self.client, logger: logger)
+            services.append(hub)
+            router = self.backend.makeRouter(
+                client: self.client,
+                logger: logger,
+                requiredMigrations: self.requiredMigrations,
+                events: hub
+            )
+        } else {
+            router = self.backend.makeHealthRouter(
                 client: self.client,
                 logger: logger,
                 requiredMigrations: self.requiredMigrations
             )
+        }
         let admin = DeliveryAdmin(client: self.client, logger: logger)
-        var services = services
         var metricsServer: (any Service)?
         if let port = self.configuration.metricsPort {
             metricsServer = self.metricsApplication(metrics: metrics, admin: admin, port: port)

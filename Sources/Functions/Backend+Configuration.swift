@@ -21,6 +21,31 @@ extension Backend {
         /// Sign-in codes, sessions and where codes go.
         public var auth: Auth
 
+        /// The order event log and its streams, and the share links.
+        public var events = Events()
+
+        /// The order event log's retention, the streams' longest life, and how long a share link outlives its ride.
+        public struct Events: Sendable {
+            /// How long events stay in the log (a client resuming from before gets `stream.reset`). Default 24 h.
+            public var retention: Duration
+            /// The longest a stream stays open (and the largest `timeout`); clients reconnect with `Last-Event-ID`.
+            /// Default 1 h.
+            public var maximumStreamDuration: Duration
+            /// How long after its ride ended (completed or cancelled) a share link works. Default 2 h.
+            public var shareTTL: Duration
+
+            /// Creates the settings with the documented defaults.
+            public init(
+                retention: Duration = .seconds(24 * 3600),
+                maximumStreamDuration: Duration = .seconds(3600),
+                shareTTL: Duration = .seconds(2 * 3600)
+            ) {
+                self.retention = retention
+                self.maximumStreamDuration = maximumStreamDuration
+                self.shareTTL = shareTTL
+            }
+        }
+
         /// Dispatch settings: a loop in time of rounds of offers.
         ///
         /// Round 1 offers the order to the `offerCount` nearest dispatchable drivers within `radius`. Each offer is

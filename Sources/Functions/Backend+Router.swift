@@ -20,12 +20,17 @@ extension Backend {
     ///   - client: The database (run it in the same `ServiceGroup`, before the application).
     ///   - logger: Logs server errors (never tokens or secrets).
     ///   - requiredMigrations: What `/readyz` requires to be applied; defaults to the backend's own migrations.
+    ///   - events: The process's order event hub, run in the same `ServiceGroup`; without one the event streams
+    ///     answer 503.
     /// - Returns: A router for `Application(router:configuration:)`.
     public func makeRouter(
         client: PostgresClient,
         logger: Logger,
-        requiredMigrations: [Migration]? = nil
+        requiredMigrations: [Migration]? = nil,
+        events: OrderEventHub? = nil
     ) -> Router<APIRequestContext> {
+        // Without a hub (one that runs in the process's ServiceGroup), the streams answer 503.
+        let hub = events ?? OrderEventHub(client: client, logger: logger)
         let store = APIStore(client: client, logger: logger, timers: self.timers)
         let router = self.makeHealthRouter(client: client, logger: logger, requiredMigrations: requiredMigrations)
         let v1 = router.group("v1")
@@ -41,6 +46,9 @@ extension Backend {
             AuthRoutes.registerLocal(router, outbox: outbox)
         }
         TripRoutes(store: store, configuration: self.configuration.trips).register(authenticated)
+        EventRoutes(store: store, hub: hub, configuration: self.configuration.events).register(authenticated)
+        ShareRoutes(store: store, hub: hub, configuration: self.configuration.events)
+            .register(authenticated: authenticated, public: router)
         let document = OpenAPIDocument(configuration: self.configuration)
         router.get("openapi.json") { _, _ in
             var headers = HTTPFields()

@@ -36,6 +36,7 @@ public struct Backend: Sendable {
             FunctionBinding(DispatchWindow.self), FunctionBinding(ReplayWebhookEvent.self),
             FunctionBinding(PruneWebhookEvents.self), FunctionBinding(ReconcileTrips.self),
             FunctionBinding(AnalyzeTrip.self), FunctionBinding(PruneAccounts.self),
+            FunctionBinding(PruneOrderEvents.self),
         ]
     }
 
@@ -46,7 +47,7 @@ public struct Backend: Sendable {
     /// - Returns: `updateOrderStatus`, `deleteOrder`, `onTripWebhook`, `completeTrip`, `dispatchOrder`,
     ///   `registerDriverDevice`, `offerWaitingOrders`, `analyzeTrip`, the timer functions `dispatchRound`,
     ///   `dispatchWindow` and `replayWebhookEvent`, and the scheduled `pruneWebhookEvents`, `reconcileTrips` and
-    ///   `pruneAccounts`.
+    ///   `pruneAccounts` and `pruneOrderEvents`.
     public func registry(
         tracking: some TripTracking,
         stores: RideStoreFactory = .postgres,
@@ -111,8 +112,9 @@ public struct Backend: Sendable {
         registry.register(AnalyzeTrip(trips: configuration.trips))
         do {
             try registry.register(PruneAccounts())
+            try registry.register(PruneOrderEvents(retention: configuration.events.retention))
         } catch {
-            preconditionFailure("pruneAccounts has a constant, valid schedule: \(error)")
+            preconditionFailure("pruneAccounts and pruneOrderEvents have constant, valid schedules: \(error)")
         }
     }
 }

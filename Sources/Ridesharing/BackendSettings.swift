@@ -79,6 +79,11 @@ struct BackendSettings: Sendable {
             retention: .seconds(86_400 * (try settings.integer(.webhookRetentionDays)))
         )
         backend.auth = try Self.auth(settings)
+        backend.events = .init(
+            retention: .seconds(3600 * (try settings.integer(.eventsRetentionHours))),
+            maximumStreamDuration: .seconds(try settings.integer(.eventsMaxStreamSeconds)),
+            shareTTL: .seconds(60 * (try settings.integer(.shareTTLMinutes)))
+        )
         self.backend = backend
         self.httpHost = try settings.string(.httpHost)
         self.httpPort = try settings.integer(.httpPort)

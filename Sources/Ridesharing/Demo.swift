@@ -61,6 +61,7 @@ struct Demo: AsyncParsableCommand {
         configuration.emulatorPort = 0
         configuration.clock = .manual()
         configuration.runtime.pollInterval = .milliseconds(200)
+        configuration.onShareLink = { order, url in say("share page of ride \(order): \(url)") }
         let client = PostgresClient(configuration: database, backgroundLogger: logger)
         return try await ServiceGroup.withRunning(logger: logger, notReady: LocalStackError.stoppedBeforeReady) {
             ready in

@@ -76,6 +76,7 @@ struct Local: AsyncParsableCommand {
         stackConfiguration.apiPort = self.port
         stackConfiguration.emulatorPort = self.emulatorPort
         stackConfiguration.clock = self.clockRate == 0 ? .manual(startingAt: Date()) : .scaled(rate: self.clockRate)
+        stackConfiguration.onShareLink = { order, url in Terminal.line("share page of ride \(order): \(url)") }
         stackConfiguration.backend = settings.backend
         stackConfiguration.runtime = configuration.runtime
         stackConfiguration.emulatorStateDirectory = LocalData.emulatorDirectory(self.data)

@@ -161,6 +161,19 @@ extension Setting {
         "HMAC key of the code webhook's signature; required with its URL."
     )
 
+    static let eventsRetentionHours = Setting(
+        "events.retentionHours", "EVENTS_RETENTION_HOURS", default: .value("24"), .integer(1...8760), group: .backend,
+        "Hours order events stay in the log streams resume from; a client resuming from older gets `stream.reset`."
+    )
+    static let eventsMaxStreamSeconds = Setting(
+        "events.maxStreamS", "EVENTS_MAX_STREAM_S", default: .value("3600"), .integer(1...86_400), group: .backend,
+        "Seconds an event stream stays open at most (and the largest `timeout`); clients reconnect with Last-Event-ID."
+    )
+    static let shareTTLMinutes = Setting(
+        "share.ttlMinutes", "SHARE_TTL_MINUTES", default: .value("120"), .integer(1...43_200), group: .backend,
+        "Minutes after its ride ends (completed or cancelled) that a share link keeps working."
+    )
+
     static let backend: [Setting] = [
         .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackWebhookPathSecrets,
         .hyperTrackWebhookSecret, .hyperTrackAcceptUnsigned, .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
@@ -170,5 +183,6 @@ extension Setting {
         .tariffCurrency, .tariffBase, .tariffPerKilometre, .tariffPerMinute, .tariffMinimum, .tripsSpeedLimit,
         .programMinimumTrips, .programMinimumScore, .programWindowDays, .authAccessTokenTTL, .authRefreshTokenTTL,
         .authCodeTTL, .authCodeMaxAttempts, .authCodesPerHour, .authCodeWebhookURL, .authCodeWebhookSecret,
+        .eventsRetentionHours, .eventsMaxStreamSeconds, .shareTTLMinutes,
     ]
 }

@@ -3,11 +3,12 @@ import NIOPosix
 import Synchronization
 
 /// Wakes the run loop: rung by notifications, finished handlers, reconnects and shutdown. Rings are not counted:
-/// any number of rings while nobody waits wake the next wait once. One waiter at a time (the dispatcher).
+/// any number of rings while nobody waits wake the next wait once. One waiter at a time (the dispatcher; in Functions,
+/// the order event hub's pump).
 ///
 /// A wait is one continuation and one timer on a NIO event loop: a ring resumes the waiter directly. (A task group
 /// racing a sleeping child against the ring cost two tasks per wait and a hop more before the claim.)
-final class Doorbell: Sendable {
+package final class Doorbell: Sendable {
     private struct Waiter {
         var id: UInt64
         var continuation: CheckedContinuation<Void, Never>
@@ -22,10 +23,10 @@ final class Doorbell: Sendable {
     }
     private let state = Mutex(State())
 
-    init() {}
+    package init() {}
 
     /// Wakes the current or next waiter.
-    func ring() {
+    package func ring() {
         let waiter = self.state.withLock { state -> Waiter? in
             guard let waiter = state.waiter else {
                 state.rung = true
@@ -38,7 +39,7 @@ final class Doorbell: Sendable {
     }
 
     /// Returns when rung (now, if rung since the last wait), after `timeout`, or when cancelled.
-    func wait(timeout: Duration) async {
+    package func wait(timeout: Duration) async {
         guard timeout > .zero else { return }
         let id = self.state.withLock { state -> UInt64 in
             state.lastID &+= 1

@@ -73,6 +73,7 @@ enum RideAudit {
         #expect(required.isSubset(of: functions), "\(functions)")
         let optional: Set<String> = [
             "dispatchRound", "dispatchWindow", "replayWebhookEvent", "pruneWebhookEvents", "reconcileTrips", "pruneAccounts",
+            "pruneOrderEvents",
         ]
         #expect(functions.subtracting(required).isSubset(of: optional), "\(functions)")
     }

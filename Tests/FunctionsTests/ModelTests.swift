@@ -84,6 +84,7 @@ struct ModelTests {
                 "updateOrderStatus", "deleteOrder", "onTripWebhook", "completeTrip", "dispatchOrder",
                 "registerDriverDevice", "offerWaitingOrders", "dispatchRound", "dispatchWindow", "replayWebhookEvent",
                 "pruneWebhookEvents", "reconcileTrips", "analyzeTrip", "pruneAccounts",
+                "pruneOrderEvents",
             ]
         )
         #expect(

@@ -18,5 +18,6 @@ enum AppMigrations {
         M0010WebhookTrust.migration,
         M0014WebhookOrdering.migration,
         M0015Accounts.migration,
+        M0016OrderEvents.migration,
     ]
 }

@@ -55,6 +55,15 @@ extension PostgresRideStore {
         )
     }
 
+    /// The order whoever asks (the share page, which checked its token).
+    func orderView(id: UUID) async throws -> OrderView? {
+        try await self.executor.row(
+            "SELECT \(unescaped: Self.viewColumns) FROM orders o LEFT JOIN users d ON d.id = o.driver_id WHERE o.id = \(id)",
+            logger: self.logger,
+            Self.view(of:)
+        )
+    }
+
     /// The caller's orders (as rider, or as driver), newest first, after `cursor`: at most `limit` views, each with
     /// its position for the next cursor.
     func orderViews(

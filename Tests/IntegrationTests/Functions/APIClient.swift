@@ -28,6 +28,12 @@ struct APIClient: Sendable {
         self.transport = .stack(StackAPI(baseURL: baseURL))
     }
 
+    /// The stack's base URL (`http://127.0.0.1:PORT`) for a client of a running stack; `nil` under HummingbirdTesting.
+    var baseURL: String? {
+        if case .stack(let stack) = self.transport { return stack.baseURL }
+        return nil
+    }
+
     /// A reply: status, JSON body (`.null` when empty) and headers.
     struct Reply: Sendable {
         var status: Int
@@ -67,14 +73,32 @@ struct APIClient: Sendable {
             headers: fields,
             body: body.map { ByteBuffer(data: $0) }
         )
+        // A JSON reply is decoded (and must be JSON); a page, a script or an event stream is kept as text.
+        let isJSON = response.headers[.contentType]?.contains("json") ?? true
         let reply =
             response.body.readableBytes == 0
-            ? JSONValue.null : try JSONDecoder().decode(JSONValue.self, from: response.body)
+            ? JSONValue.null
+            : isJSON
+                ? try JSONDecoder().decode(JSONValue.self, from: response.body) : .string(String(buffer: response.body))
         return Reply(
             status: response.status.code,
             json: reply,
             headers: response.headers.map { ($0.name.canonicalName, $0.value) }
         )
+    }
+
+    /// Sends a request to the application and returns the reply as text with its headers (HTML pages, streams
+    /// that end).
+    func text(
+        _ path: String,
+        method: HTTPRequest.Method = .get,
+        token: String? = nil
+    ) async throws -> (status: Int, body: String, headers: HTTPFields) {
+        guard case .application(let client) = self.transport else { throw APIClientError.invalidHeader("text: stack") }
+        var fields = HTTPFields()
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        let response = try await client.executeRequest(uri: path, method: method, headers: fields, body: nil)
+        return (response.status.code, String(buffer: response.body), response.headers)
     }
 
     /// GETs `path` from the application and returns the body as bytes, for replies that are not JSON (the trip

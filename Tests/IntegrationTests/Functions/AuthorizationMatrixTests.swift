@@ -9,9 +9,9 @@ import Testing
 /// Every route of the router against every kind of caller, each cell's status generated from ``table``: a route
 /// the router has and the table does not fails the test, naming it. Adding a route is one line in the table.
 ///
-/// The world: rider R with an order O (NEW; no worker runs, so nobody is offered it), another rider, two drivers with
-/// complete profiles, and three riders whose token no longer works (access token expired, session signed out,
-/// session revoked by refresh-token reuse). Rows run in route order with `POST /v1/auth/signout` last, and within a
+/// The world: rider R with an order O (NEW; no worker runs, so nobody is offered it) and its share link, another
+/// rider, two drivers with complete profiles, and three riders whose token no longer works (access token expired,
+/// session signed out, session revoked by refresh-token reuse). Rows run in route order with `POST /v1/auth/signout` last, and within a
 /// row the owner R runs last, so R's cancel of O and sign-out come after everyone else's cells.
 @Suite("Functions: the authorization matrix", .timeLimit(.minutes(5)))
 struct AuthorizationMatrixTests {
@@ -101,6 +101,23 @@ struct AuthorizationMatrixTests {
         "GET /v1/ops/drivers/positions": Entry(access: .operators(200)),
         "GET /v1/ops/deliveries/dead": Entry(access: .operators(200)),
         "POST /v1/ops/deliveries/{id}/retry": Entry(access: .operators(404)),
+        // Streams end after `timeout` seconds, so a cell reads a whole response.
+        "GET /v1/events": Entry(access: .anyUser(200), query: "?timeout=1"),
+        "GET /v1/orders/{id}/events": Entry(
+            access: .signedIn(rider: 200, otherRider: 404, driver: 404, otherDriver: 404),
+            query: "?timeout=1"
+        ),
+        "POST /v1/orders/{id}/share": Entry(
+            access: .signedIn(rider: 201, otherRider: 404, driver: 403, otherDriver: 403)
+        ),
+        "DELETE /v1/orders/{id}/share": Entry(
+            access: .signedIn(rider: 204, otherRider: 404, driver: 403, otherDriver: 403)
+        ),
+        // The share page is public: an unknown token is the 404 page; its assets are served to anyone.
+        "GET /share/{token}": Entry(access: .everyone(404)),
+        "GET /share/{token}/events": Entry(access: .everyone(404)),
+        "GET /share/assets/share.js": Entry(access: .everyone(200)),
+        "GET /share/assets/share.css": Entry(access: .everyone(200)),
         "POST /v1/hypertrack/webhooks": Entry(access: .everyone(401), body: []),
         "POST /v1/hypertrack/webhooks/{secret}": Entry(access: .everyone(401), body: []),
     ]
@@ -121,6 +138,9 @@ struct AuthorizationMatrixTests {
         let again = try await h.api.accounts.signIn(phone: phone, role: "rider")
         let booked = try await h.api.send(.POST, "/v1/orders", json: APITests.book, token: rider.accessToken)
         let order = try #require(booked.json["id"].stringValue, "\(booked.json)")
+        // O has a share link, so that its rider's DELETE and POST (a replacement) work in either order.
+        let shared = try await h.api.send(.POST, "/v1/orders/\(order)/share", token: rider.accessToken)
+        #expect(shared.status == 201, "\(shared.json)")
         let otherRider = try await h.api.accounts.rider("Rob")
         let driver = try await h.api.accounts.driver("Dana", device: "MATRIX-1")
         let otherDriver = try await h.api.accounts.driver("Otto", device: "MATRIX-2")
@@ -160,7 +180,7 @@ struct AuthorizationMatrixTests {
                 world.riderSecondSession
             } else { UUID().uuidString }
         return path.replacingOccurrences(of: "{id}", with: id).replacingOccurrences(of: "{secret}", with: "wrong")
-            .replacingOccurrences(of: "{phone}", with: "490000")
+            .replacingOccurrences(of: "{phone}", with: "490000").replacingOccurrences(of: "{token}", with: "unknown")
     }
 
     /// `body` with `"{newPhone}"` replaced by a phone no cell used before (codes are limited per phone).

@@ -8,9 +8,13 @@ import Testing
 /// The OpenAPI document is the API's contract: it names every route the router has, and nothing else.
 @Suite("Functions: the OpenAPI document", .timeLimit(.minutes(5)))
 struct OpenAPITests {
-    /// The router's routes that the document describes: all of `/v1`.
+    /// The router's routes that the document describes: all of `/v1`, and the public share page's.
     static func documentedRoutes(_ h: BackendHarness) -> Set<String> {
-        Set(h.backend.routeList(client: h.client, logger: BackendHarness.logger).filter { $0.contains(" /v1/") })
+        Set(
+            h.backend.routeList(client: h.client, logger: BackendHarness.logger).filter {
+                $0.contains(" /v1/") || $0.contains(" /share/")
+            }
+        )
     }
 
     @Test("the document's literals are valid JSON")

@@ -21,9 +21,13 @@ struct RideHarness: Sendable {
     /// Where webhooks are posted: the plain route (HMAC only), or the local stack's, which ends with its secret.
     var webhookPath = "/v1/hypertrack/webhooks"
 
+    /// The port of the API when the harness serves real HTTP on loopback (`live`), for clients that stream.
+    var port: Int?
+
     static func with<T: Sendable>(
         tracking: some TripTracking,
         configuration: Backend.Configuration = Backend.Configuration(webhook: .init(secret: "whsec-test")),
+        live: Bool = false,
         _ body: @escaping @Sendable (RideHarness) async throws -> T
     ) async throws -> T {
         try await TestDatabase.shared.withDatabase(logger: BackendHarness.logger) { client, _ in
@@ -31,12 +35,13 @@ struct RideHarness: Sendable {
             let application = try composition.application(
                 tracking: tracking, metrics: PrometheusCollectorRegistry(), prepare: true
             )
-            return try await application.test(.router) { testClient in
+            return try await application.test(live ? .live : .router) { testClient in
                 try await body(
                     RideHarness(
                         client: client,
                         api: APIClient(client: testClient),
-                        secret: configuration.webhook.secret ?? ""
+                        secret: configuration.webhook.secret ?? "",
+                        port: testClient.port
                     )
                 )
             }

@@ -18,9 +18,10 @@ struct RideTests {
     /// the pickup trip created. Returns the rider's and driver's tokens and the order id.
     static func acceptedRide(
         _ h: RideHarness,
-        _ tracking: FakeTripTracking
+        _ tracking: FakeTripTracking,
+        rider registered: (id: String, token: String)? = nil
     ) async throws -> (rider: String, driver: String, order: String) {
-        let rider = try await h.api.rider()
+        let rider = if let registered { registered } else { try await h.api.rider() }
         let driver = try await h.api.driver(device: "DEV-1")
         try await h.eventually("the driver's device is named") { tracking.device("DEV-1")?.name == "Dana" }
         #expect(tracking.device("DEV-1")?.metadata?["car"] == ["model": "Prius", "plate": "B-RS 42"])

@@ -115,16 +115,26 @@ struct LocalStackTests {
 
     @Test("the demo: drivers around Berlin, a booking, the nearest accepts, the ride to its summary and fare")
     func demo() async throws {
+        let lines = LineCollector()
+        var configuration = Self.configuration()
+        configuration.onShareLink = { order, url in lines.append("share page of ride \(order): \(url)") }
+        let stack = configuration
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { _, database in
-            try await LocalStackTests.withStack(database: database, configuration: Self.configuration(), logger: Self.logger) {
+            try await LocalStackTests.withStack(database: database, configuration: stack, logger: Self.logger) {
                 running in
-                let lines = LineCollector()
                 let result = try await LocalDemo(running: running) { lines.append($0) }.run()
                 try await Self.checkRide(result, running)
                 let printed = lines.all.joined(separator: "\n")
                 #expect(printed.contains("share URL: https://trck.at/"))
                 #expect(printed.contains("] COMPLETED"))
                 #expect(printed.contains("fare: "))
+                // The stack announced the ride's own share page, and it serves the page.
+                let prefix = "share page of ride \(result.orderID.uppercased()): \(running.endpoints.apiURL)/share/"
+                let announced = try #require(lines.all.first { $0.uppercased().hasPrefix(prefix.uppercased()) }, "\(lines.all)")
+                let url = String(announced.dropFirst("share page of ride \(result.orderID): ".count))
+                let page = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+                #expect(page.status == .ok)
+                #expect(page.headers.first(name: "content-security-policy")?.contains("default-src 'self'") == true)
             }
         }
     }

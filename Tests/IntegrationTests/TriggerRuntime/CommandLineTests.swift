@@ -100,8 +100,8 @@ struct CommandLineTests {
             )
             let (timersStatus, timers) = try await Self.ridesharing(["events", "timers"], environment: environment)
             #expect(timersStatus == 0, "\(timers)")
-            // The backend's own three (pruneWebhookEvents, reconcileTrips, pruneAccounts) and this one.
-            #expect(timers.contains("2 pending timers (1 due), 4 schedules"), "\(timers)")
+            // The backend's own four (pruneWebhookEvents, reconcileTrips, pruneAccounts, pruneOrderEvents) and this one.
+            #expect(timers.contains("2 pending timers (1 due), 5 schedules"), "\(timers)")
             #expect(timers.contains("expireOffer\torder-7\tround-1\t2100-01-01T00:00:00.000Z"))
             #expect(timers.contains("{\"driver\": 3}"))
             let (schedulesStatus, schedules) = try await Self.ridesharing(["events", "schedules"], environment: environment)

@@ -41,6 +41,9 @@ extension LocalStack {
         public var emulatorCreatesDevices = true
         /// How often the HyperTrack client polls a Nearby request.
         public var nearbyPollInterval: Duration = .milliseconds(200)
+        /// Receives the public share link (`http://…/share/{token}`) the stack makes for each ride booked on it.
+        /// Default `nil`: the link is logged at notice level.
+        public var onShareLink: (@Sendable (_ orderID: UUID, _ url: String) -> Void)? = nil
 
         /// The defaults: API on 8080, emulator on 4010, real-time clock, state in memory.
         public init() {}

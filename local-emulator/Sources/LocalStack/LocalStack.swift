@@ -122,6 +122,14 @@ public struct LocalStack: Service {
                 webhookSecret: settings.webhookSecret,
                 databaseURL: self.databaseURL
             )
+            let announcer = ShareLinkAnnouncer(client: self.client, apiURL: apiURL, logger: logger) { order, url in
+                if let onShareLink = settings.onShareLink {
+                    onShareLink(order, url)
+                } else {
+                    logger.notice("share link of ride \(order): \(url)")
+                }
+            }
+            group.addTask { await cancelWhenGracefulShutdown { await announcer.run() } }
             try await self.onReady(Running(endpoints: endpoints, emulator: emulator))
             try await group.waitForAll()
         }

@@ -250,6 +250,90 @@ extension OpenAPIDocument {
               }
             }
           },
+          "/v1/events": {
+            "get": {
+              "operationId": "streamEvents", "summary": "Server-sent events of the caller's orders (status, legs, summary, driver positions) and, for a driver, their offers. Resumes after `Last-Event-ID`; heartbeats are comment lines; ends after `timeout` seconds with `stream.closed`.",
+              "parameters": [{"$ref": "#/components/parameters/LastEventID"}, {"$ref": "#/components/parameters/LastEventIDQuery"}, {"$ref": "#/components/parameters/StreamTimeout"}],
+              "responses": {
+                "200": {"$ref": "#/components/responses/EventStream"},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "422": {"$ref": "#/components/responses/Invalid"},
+                "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/v1/orders/{id}/events": {
+            "parameters": [{"$ref": "#/components/parameters/OrderID"}],
+            "get": {
+              "operationId": "streamOrderEvents", "summary": "Server-sent events of one order, for those who may read it (as `GET /v1/orders/{id}`); resumes after `Last-Event-ID`.",
+              "parameters": [{"$ref": "#/components/parameters/LastEventID"}, {"$ref": "#/components/parameters/LastEventIDQuery"}, {"$ref": "#/components/parameters/StreamTimeout"}],
+              "responses": {
+                "200": {"$ref": "#/components/responses/EventStream"},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "404": {"$ref": "#/components/responses/NotFound"},
+                "422": {"$ref": "#/components/responses/Invalid"}, "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/v1/orders/{id}/share": {
+            "parameters": [{"$ref": "#/components/parameters/OrderID"}],
+            "post": {
+              "operationId": "shareOrder", "summary": "A public link to a live page of the ride (the order's rider only); a new link replaces the previous one. It expires the configured time after the ride ends.",
+              "responses": {
+                "201": {"description": "The link.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ShareLink"}}}},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "403": {"$ref": "#/components/responses/Forbidden"},
+                "404": {"$ref": "#/components/responses/NotFound"}, "409": {"$ref": "#/components/responses/Conflict"},
+                "default": {"$ref": "#/components/responses/Error"}
+              }
+            },
+            "delete": {
+              "operationId": "revokeShare", "summary": "Revoke the order's share link (the order's rider only).",
+              "responses": {
+                "204": {"description": "Revoked."},
+                "401": {"$ref": "#/components/responses/Unauthorized"}, "403": {"$ref": "#/components/responses/Forbidden"},
+                "404": {"$ref": "#/components/responses/NotFound"}, "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/share/{token}": {
+            "parameters": [{"$ref": "#/components/parameters/ShareToken"}],
+            "get": {
+              "operationId": "sharePage", "summary": "The public live page of a shared ride (HTML under a strict Content-Security-Policy).", "security": [],
+              "responses": {
+                "200": {"description": "The page.", "content": {"text/html": {"schema": {"type": "string"}}}},
+                "404": {"description": "The link does not exist, was revoked or expired.", "content": {"text/html": {"schema": {"type": "string"}}}},
+                "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/share/{token}/events": {
+            "parameters": [{"$ref": "#/components/parameters/ShareToken"}],
+            "get": {
+              "operationId": "shareEvents", "summary": "The share page's stream: a snapshot (`share.order`, `driver.position`) then live `share.order` and `driver.position` events of the ride.", "security": [],
+              "parameters": [{"$ref": "#/components/parameters/LastEventID"}, {"$ref": "#/components/parameters/LastEventIDQuery"}, {"$ref": "#/components/parameters/StreamTimeout"}],
+              "responses": {
+                "200": {"$ref": "#/components/responses/EventStream"},
+                "404": {"description": "The link does not exist, was revoked or expired.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+                "422": {"$ref": "#/components/responses/Invalid"}, "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/share/assets/share.js": {
+            "get": {
+              "operationId": "shareScript", "summary": "The share page's script.", "security": [],
+              "responses": {
+                "200": {"description": "The script.", "content": {"text/javascript": {"schema": {"type": "string"}}}},
+                "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
+          "/share/assets/share.css": {
+            "get": {
+              "operationId": "shareStyle", "summary": "The share page's style sheet.", "security": [],
+              "responses": {
+                "200": {"description": "The style sheet.", "content": {"text/css": {"schema": {"type": "string"}}}},
+                "default": {"$ref": "#/components/responses/Error"}
+              }
+            }
+          },
           "/v1/drivers/me/program": {
             "get": {
               "operationId": "program", "summary": "The qualification rule and the calling driver's progress.",

@@ -17,13 +17,22 @@ extension OpenAPIDocument {
             "Conflict": {"description": "The order is not in a state that allows this (the detail names the state).", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
             "TooLarge": {"description": "The body is larger than 64 KiB.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
             "Invalid": {"description": "A field (or the body) is invalid; the detail names it.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
-            "Error": {"description": "Any other error (405 with `Allow` for a wrong method), as a problem body.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+            "Error": {"description": "Any other error (405 with `Allow` for a wrong method), as a problem body.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
+            "EventStream": {"description": "A `text/event-stream`: each event has `id:` (its position in the order event log, what `Last-Event-ID` resumes after), `event:` and one `data:` line of JSON. Events: `order.status`, `order.legs`, `order.summary` (`{order}`), `driver.position` (`{order_id, lat, lng, recorded_at}`), `offer.new` (`{order, expires_at}`), `offer.closed` (`{order_id, reason}`: declined, expired, taken, cancelled); on the share stream `share.order` (`{status, driver: {first_name, car}, eta, pickup, dropoff, routes, summary, updated_at}`). Without an id: `stream.reset` (`{reason: events_expired, pruned_through}`: events after the client's id were deleted; refetch) and `stream.closed` (`{reason}`: timeout, slow_consumer, shutdown; revoked on a share stream whose link was revoked or replaced) as the last event. Comment lines are heartbeats.", "content": {"text/event-stream": {"schema": {"type": "string"}}}}
           },
           "parameters": {
             "OrderID": {"name": "id", "in": "path", "required": true, "schema": {"type": "string", "format": "uuid"}},
-            "TripID": {"name": "id", "in": "path", "required": true, "schema": {"type": "string", "format": "uuid"}}
+            "TripID": {"name": "id", "in": "path", "required": true, "schema": {"type": "string", "format": "uuid"}},
+            "ShareToken": {"name": "token", "in": "path", "required": true, "description": "The token of `POST /v1/orders/{id}/share`'s url.", "schema": {"type": "string"}},
+            "LastEventID": {"name": "Last-Event-ID", "in": "header", "description": "Resume after this event id (what EventSource sends when it reconnects).", "schema": {"type": "string", "pattern": "^[0-9]{1,18}$"}},
+            "LastEventIDQuery": {"name": "last_event_id", "in": "query", "description": "Resume after this event id (a browser's first connect cannot set the header); the header wins. Without either, only new events.", "schema": {"type": "integer", "minimum": 0, "maximum": 999999999999999999}},
+            "StreamTimeout": {"name": "timeout", "in": "query", "description": "Seconds before the server ends the stream (with `stream.closed`); default and maximum the configured longest stream (EVENTS_MAX_STREAM_S, default 3600).", "schema": {"type": "integer", "minimum": 1}}
           },
           "schemas": {
+            "ShareLink": {
+              "type": "object", "required": ["url", "expires_at"], "additionalProperties": false,
+              "properties": {"url": {"type": "string", "pattern": "^/share/"}, "expires_at": {"type": ["string", "null"], "format": "date-time"}}
+            },
             "Problem": {
               "type": "object", "required": ["status", "title", "detail"], "additionalProperties": false,
               "properties": {"status": {"type": "integer"}, "title": {"type": "string"}, "detail": {"type": "string"}}

@@ -1,0 +1,132 @@
+import Foundation
+import Logging
+import PostgresNIO
+import TriggerRuntime
+
+/// The queries of the order event log (`order_events`, written by the triggers of app migration 0015): the
+/// sequencer that gives committed events their positions, the reads of the streams, and the retention sweep.
+public struct OrderEventLog: Sendable {
+    /// The NOTIFY channel the triggers (an event was written) and the sequencer (events were sequenced) notify.
+    public static let channel = "order_events"
+    /// The most events one read or one sequencer pass takes.
+    static let batch = 1000
+
+    let client: PostgresClient
+    let logger: Logger
+
+    /// The log on a pooled client.
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The log's ends: the last position handed out and the last position deleted by the retention sweep.
+    public func ends() async throws -> (last: Int64, prunedThrough: Int64) {
+        try await self.client.row(
+            "SELECT last_position, pruned_through FROM order_event_sequencer",
+            logger: self.logger
+        ) { try $0.decode((Int64, Int64).self) } ?? (0, 0)
+    }
+
+    /// Gives committed events without a position the next positions, in the order they were written, and notifies
+    /// the channel when it did (so other processes' streams read them). Sequencers run one at a time (the row lock
+    /// of `order_event_sequencer`, taken first) and each commits before the next reads, so positions become visible
+    /// in increasing order: a reader that saw position `p` never later sees a smaller one.
+    /// - Returns: How many events it sequenced (at most ``batch``; call again while it returns that many).
+    @discardableResult
+    public func sequence() async throws -> Int {
+        let pending = try await self.client.row(
+            "SELECT EXISTS (SELECT 1 FROM order_events WHERE position IS NULL)",
+            logger: self.logger
+        ) { try $0.decode(Bool.self) }
+        guard pending == true else { return 0 }
+        let logger = self.logger
+        return try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
+            let last =
+                try await connection.row(
+                    "SELECT last_position FROM order_event_sequencer FOR UPDATE",
+                    logger: logger
+                ) { try $0.decode(Int64.self) } ?? 0
+            // A new statement, so its snapshot includes what the previous sequencer committed before releasing
+            // the row lock.
+            let sequenced = try await connection.count(
+                """
+                WITH pending AS (
+                    SELECT id, row_number() OVER (ORDER BY id) AS n FROM order_events
+                    WHERE position IS NULL ORDER BY id LIMIT \(Self.batch))
+                UPDATE order_events e SET position = \(last) + p.n FROM pending p WHERE e.id = p.id
+                RETURNING e.id
+                """,
+                logger: logger
+            )
+            guard sequenced > 0 else { return 0 }
+            try await connection.count(
+                """
+                UPDATE order_event_sequencer SET last_position = \(last + Int64(sequenced))
+                RETURNING last_position
+                """,
+                logger: logger
+            )
+            try await connection.count(
+                "SELECT pg_notify(\(Self.channel), '')",
+                logger: logger
+            )
+            return sequenced
+        }
+    }
+
+    /// Every event after `position` (at most ``batch``), oldest first: what a process's hub fans out.
+    public func events(after position: Int64) async throws -> [OrderEvent] {
+        try await self.client.rows(
+            """
+            SELECT position, order_id, kind, rider_id, driver_id, payload::text FROM order_events
+            WHERE position > \(position) ORDER BY position LIMIT \(Self.batch)
+            """,
+            logger: self.logger,
+            Self.event(of:)
+        )
+    }
+
+    /// The events a stream missed: after `after` and up to `through`, of the caller's orders (or of one order),
+    /// oldest first, at most ``batch`` (call again from the last one's position while it returns that many).
+    public func events(
+        of scope: OrderEventScope,
+        after: Int64,
+        through: Int64
+    ) async throws -> [OrderEvent] {
+        let query: PostgresQuery
+        switch scope {
+        case .caller(let caller):
+            query = """
+                SELECT position, order_id, kind, rider_id, driver_id, payload::text FROM order_events
+                WHERE position > \(after) AND position <= \(through)
+                  AND (rider_id = \(caller) OR driver_id = \(caller))
+                ORDER BY position LIMIT \(Self.batch)
+                """
+        case .order(let order, _), .share(let order, _):
+            query = """
+                SELECT position, order_id, kind, rider_id, driver_id, payload::text FROM order_events
+                WHERE order_id = \(order) AND position > \(after) AND position <= \(through)
+                ORDER BY position LIMIT \(Self.batch)
+                """
+        }
+        return try await self.client.rows(query, logger: self.logger, Self.event(of:))
+    }
+
+    private static func event(of row: PostgresRow) throws -> OrderEvent {
+        let (position, order, kind, rider, driver, payload) = try row.decode(
+            (Int64, UUID, String, UUID?, UUID?, String).self
+        )
+        guard let kind = OrderEventKind(rawValue: kind) else {
+            throw FunctionsError.malformedRow("order event \(position) has an unknown kind \(kind)")
+        }
+        return OrderEvent(
+            position: position,
+            orderID: order,
+            kind: kind,
+            riderID: rider,
+            driverID: driver,
+            payload: payload
+        )
+    }
+}
