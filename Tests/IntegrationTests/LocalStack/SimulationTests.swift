@@ -26,7 +26,8 @@ struct SimulationTests {
                 city.rate = 10
                 city.seed = 7
                 city.radiusMeters = 1500
-                city.clockStep = 15
+                city.clockStep = 30
+                city.clockInterval = .milliseconds(100)
                 city.offerPollInterval = .milliseconds(300)
                 city.thinkSeconds = 0.05...0.3
                 city.progressInterval = .seconds(10)
@@ -48,6 +49,44 @@ struct SimulationTests {
                     #expect(invariant.count == 0, "\(invariant.name)")
                 }
                 #expect(report.passed)
+            }
+        }
+    }
+
+    @Test("the invariants count what went wrong: drivers who never answer leave every ride lost and stuck, and the run fails")
+    func invariantsCanFail() async throws {
+        try await TestDatabase.shared.withDatabase(logger: LocalStackTests.logger) { client, database in
+            try await LocalStackTests.withStack(
+                database: database,
+                configuration: LocalStackTests.configuration(),
+                logger: LocalStackTests.logger
+            ) { running in
+                var city = CitySimulation.Configuration(
+                    apiURL: running.endpoints.apiURL,
+                    emulatorURL: running.endpoints.emulatorURL
+                )
+                city.drivers = 3
+                city.rides = 2
+                city.rate = 10
+                city.radiusMeters = 1000
+                city.offerPollInterval = .milliseconds(300)
+                // Every driver lets every offer expire: no ride can end before the deadline.
+                city.ignoreShare = 1
+                city.declineShare = 0
+                city.deadline = .seconds(4)
+                city.settleDeadline = .seconds(1)
+                let report = try await CitySimulation(
+                    configuration: city,
+                    database: client,
+                    logger: LocalStackTests.logger
+                ) { print($0) }.run()
+                #expect(!report.reachedEnd)
+                #expect(report.booked == 2)
+                #expect(report.completed == 0)
+                let counts = Dictionary(uniqueKeysWithValues: report.invariants.map { ($0.name, $0.count) })
+                #expect(counts.first { $0.key.hasPrefix("rides lost") }?.value == 2)
+                #expect(counts.first { $0.key.hasPrefix("orders stuck") }?.value == 2)
+                #expect(!report.passed)
             }
         }
     }
