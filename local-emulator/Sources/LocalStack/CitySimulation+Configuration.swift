@@ -33,6 +33,9 @@ extension CitySimulation {
         public var ignoreShare = 0.1
         /// How many sign-ins run at once while the city is set up.
         public var setupConcurrency = 16
+        /// Real time the drivers' first positions may take to reach the backend (their phones report through the
+        /// emulator's webhooks, delivered as the clock moves).
+        public var setupDeadline: Duration = .seconds(120)
         /// How often a progress line is printed.
         public var progressInterval: Duration = .seconds(5)
         /// Real time the rides may take, from the first booking, before the simulation gives up on the rest.

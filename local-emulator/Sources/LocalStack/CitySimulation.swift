@@ -91,7 +91,7 @@ public struct CitySimulation: Sendable {
             let riderSessions = try await Self.concurrently(bookings, limit: c.setupConcurrency) { booking in
                 try await api.accounts.rider("Rider \(booking.index)", phone: booking.phone)
             }
-            try await self.awaitPositions(of: driverSessions.map(\.userID), within: .seconds(60))
+            try await self.awaitPositions(of: driverSessions.map(\.userID), within: c.setupDeadline)
             let setUp = ContinuousClock.now
             self.say(
                 String(format: "set up in %.1f s; booking", Self.seconds(setUp - started))
