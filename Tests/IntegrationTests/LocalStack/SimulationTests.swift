@@ -47,6 +47,7 @@ struct SimulationTests {
                 #expect(report.completed > 0, "drivers completed rides")
                 // The trip invariants looked at real trips: a pickup and a drop-off trip per completed ride.
                 #expect(report.trips == 2 * report.completed)
+                #expect(report.locationEvents > 0, "the phones reported through the webhook endpoint")
                 for invariant in report.invariants {
                     #expect(invariant.count == 0, "\(invariant.name)")
                 }

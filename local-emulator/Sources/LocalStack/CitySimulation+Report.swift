@@ -14,6 +14,8 @@ extension CitySimulation {
         /// Requests made while setting up (excluded from the rides' requests per second).
         var requestsBefore: Int
         var measured: SimulationRecorder.State
+        /// Location events the stack stored during the rides (every device's).
+        public var locationEvents: Int
         /// This run's trips on the emulator (two per completed ride: pickup and drop-off).
         public var trips: Int
         public var invariants: [Invariant]
@@ -58,6 +60,12 @@ extension CitySimulation {
                     Double(self.completed) / seconds,
                     Double(self.requests - self.requestsBefore) / seconds,
                     self.requests - self.requestsBefore
+                ),
+                String(
+                    format: "- Location events stored by the webhook endpoint: %.1f/s (%d during the rides, sent by "
+                        + "the emulator as its clock moves).",
+                    Double(self.locationEvents) / seconds,
+                    self.locationEvents
                 ),
                 "- Booking → first offer seen by a driver: \(self.bookingToOffer.text) (bounded below by the "
                     + "offer poll interval).",

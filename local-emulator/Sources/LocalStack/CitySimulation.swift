@@ -93,6 +93,7 @@ public struct CitySimulation: Sendable {
             }
             try await self.awaitPositions(of: driverSessions.map(\.userID), within: c.setupDeadline)
             let setUp = ContinuousClock.now
+            let ridesStarted = Date()
             self.say(
                 String(format: "set up in %.1f s; booking", Self.seconds(setUp - started))
                     + " \(bookings.count) rides at \(c.rate)/s"
@@ -108,6 +109,7 @@ public struct CitySimulation: Sendable {
                 return try await self.watch(from: setUp)
             }
             let finished = ContinuousClock.now
+            let locations = try await self.locationEvents(from: ridesStarted, to: Date())
             // Off duty at the end: a driver left online would be offered the next run's rides and, with nobody
             // answering for it, hold each of them for an offer's lifetime.
             _ = try await Self.concurrently(driverSessions, limit: c.setupConcurrency) { session in
@@ -136,6 +138,7 @@ public struct CitySimulation: Sendable {
                 orders: orders,
                 requestsBefore: requestsBefore,
                 measured: self.recorder.snapshot,
+                locationEvents: locations,
                 trips: trips,
                 invariants: invariants
             )
