@@ -15,7 +15,7 @@ struct Ridesharing: AsyncParsableCommand {
             lists every setting.
             """,
         subcommands: [
-            Local.self, Demo.self, FunctionsCommand.self, Migrate.self, Serve.self, Events.self, Operators.self,
+            Local.self, Demo.self, Simulate.self, FunctionsCommand.self, Migrate.self, Serve.self, Events.self, Operators.self,
             SettingsCommand.self,
         ]
     )

@@ -1,0 +1,150 @@
+import ArgumentParser
+import EmbeddedPostgres
+import Foundation
+import LocalStack
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// `ridesharing simulate`: a city in a box against a running stack (see ``CitySimulation``).
+struct Simulate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a city against a running stack: drivers around a centre answering offers, riders booking at "
+            + "a rate, every ride driven on the emulator; report throughput, latencies and invariants.",
+        discussion: """
+            The stack is the running `ridesharing local` (found through <local-data>/stack.json) unless \
+            --api-url, --emulator-url and --database-url are all given. The simulation moves the emulator's clock \
+            itself (--clock-step emulated seconds per step; each step returns once its webhooks were delivered, so \
+            the emulator never runs ahead of the API), which suits `ridesharing local --clock-rate 0`. Exits \
+            non-zero when an invariant is not 0 or a ride did not end before --deadline.
+            """
+    )
+
+    @OptionGroup var local: LocalStackOption
+
+    @Option(help: "The API's base URL (instead of stack.json's).")
+    var apiURL: String?
+
+    @Option(help: "The HyperTrack emulator's base URL (instead of stack.json's).")
+    var emulatorURL: String?
+
+    @Option(help: "The database's URL, postgres://user:password@host:port/database (instead of stack.json's).")
+    var databaseURL: String?
+
+    @Option(help: "Drivers placed around the centre.")
+    var drivers = 1000
+
+    @Option(help: "Rides to book in all.")
+    var rides = 200
+
+    @Option(help: "Bookings per second.")
+    var rate = 5.0
+
+    @Option(help: "Decides positions, think times and who declines or ignores an offer.")
+    var seed: UInt64 = 1
+
+    @Option(help: "The centre, lat,lng.")
+    var center = "52.52,13.405"
+
+    @Option(name: .customLong("radius-m"), help: "Radius around the centre, in metres.")
+    var radiusM = 3000.0
+
+    @Option(help: "Emulated seconds the emulator's clock is advanced by per step (0: leave it to its own rate).")
+    var clockStep = 10.0
+
+    @Option(help: "Seconds between an idle driver's looks at GET /v1/offers.")
+    var pollInterval = 2.0
+
+    @Option(help: "Seconds the rides may take before the simulation gives up.")
+    var deadline = 600.0
+
+    @Option(help: "Write the report into this markdown file's simulate section (e.g. BENCHMARKS.md).")
+    var write: String?
+
+    func validate() throws {
+        guard (1...100_000).contains(self.drivers) else { throw ValidationError("--drivers must be in 1...100000") }
+        guard (1...100_000).contains(self.rides) else { throw ValidationError("--rides must be in 1...100000") }
+        guard self.rate > 0, self.rate <= 1000 else { throw ValidationError("--rate must be in (0, 1000]") }
+        guard self.centre != nil else { throw ValidationError("--center must be lat,lng, e.g. 52.52,13.405") }
+        guard self.radiusM >= 10, self.radiusM <= 100_000 else {
+            throw ValidationError("--radius-m must be in 10...100000")
+        }
+        guard self.clockStep >= 0, self.clockStep <= 3600 else {
+            throw ValidationError("--clock-step must be in 0...3600")
+        }
+        guard self.pollInterval >= 0.05, self.pollInterval <= 60 else {
+            throw ValidationError("--poll-interval must be in 0.05...60")
+        }
+        guard self.deadline > 0 else { throw ValidationError("--deadline must be positive") }
+    }
+
+    /// `--center` parsed, when it is two numbers within the globe.
+    var centre: (latitude: Double, longitude: Double)? {
+        let parts = self.center.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, let latitude = parts[0], let longitude = parts[1], abs(latitude) <= 85,
+            abs(longitude) <= 180
+        else { return nil }
+        return (latitude, longitude)
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let logger = Logger(label: "ridesharing.simulate")
+        let (apiURL, emulatorURL, databaseURL) = try self.endpoints()
+        var city = CitySimulation.Configuration(apiURL: apiURL, emulatorURL: emulatorURL)
+        city.drivers = self.drivers
+        city.rides = self.rides
+        city.rate = self.rate
+        city.seed = self.seed
+        if let centre = self.centre { (city.centerLatitude, city.centerLongitude) = centre }
+        city.radiusMeters = self.radiusM
+        city.clockStep = self.clockStep
+        city.offerPollInterval = .milliseconds(Int(self.pollInterval * 1000))
+        city.deadline = .milliseconds(Int(self.deadline * 1000))
+        var database = try DatabaseURL.clientConfiguration(databaseURL)
+        database.options.maximumConnections = 4
+        let client = PostgresClient(configuration: database, backgroundLogger: logger)
+        let report = try await withThrowingTaskGroup(of: CitySimulation.Report?.self) { group in
+            group.addTask {
+                await client.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await CitySimulation(configuration: city, database: client, logger: logger) {
+                Terminal.line($0)
+            }.run()
+        }
+        Terminal.line("")
+        for line in report.lines { Terminal.line(line) }
+        if let path = self.write {
+            let command = (["ridesharing"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+            try report.write(into: path, command: command)
+            Terminal.line("written to \(path)")
+        }
+        guard report.passed else { throw ExitCode(1) }
+    }
+
+    /// The API, emulator and database URLs: the flags when all three are given, else the running local stack's.
+    func endpoints() throws -> (api: String, emulator: String, database: String) {
+        if let api = self.apiURL, let emulator = self.emulatorURL, let database = self.databaseURL {
+            return (api, emulator, database)
+        }
+        let path = LocalData.endpointsFile(self.local.localData)
+        guard let data = FileManager.default.contents(atPath: path),
+            let endpoints = try? JSONDecoder().decode(LocalStack.Endpoints.self, from: data)
+        else {
+            throw ValidationError(
+                "no running local stack at \(path): start `swift run ridesharing local --clock-rate 0`, or give "
+                    + "--api-url, --emulator-url and --database-url"
+            )
+        }
+        guard let database = self.databaseURL ?? endpoints.databaseURL else {
+            throw ValidationError("\(path) names no database: give --database-url")
+        }
+        return (self.apiURL ?? endpoints.apiURL, self.emulatorURL ?? endpoints.emulatorURL, database)
+    }
+}

@@ -1,0 +1,98 @@
+import EmbeddedPostgres
+import Foundation
+import LocalStack
+import Logging
+import PostgresNIO
+import Testing
+
+/// `ridesharing simulate` in small: a real local stack (PostgreSQL, API, worker, emulator on a manual clock) and a
+/// city of 20 drivers and 30 rides run to the end with every invariant 0.
+@Suite("Simulation: a small city runs to completion with its invariants 0", .timeLimit(.minutes(3)))
+struct SimulationTests {
+    @Test("20 drivers, 30 rides: every ride ends, no ride lost, one trip per leg, no trip left active, nothing dead")
+    func smallCity() async throws {
+        try await TestDatabase.shared.withDatabase(logger: LocalStackTests.logger) { client, database in
+            try await LocalStackTests.withStack(
+                database: database,
+                configuration: LocalStackTests.configuration(),
+                logger: LocalStackTests.logger
+            ) { running in
+                var city = CitySimulation.Configuration(
+                    apiURL: running.endpoints.apiURL,
+                    emulatorURL: running.endpoints.emulatorURL
+                )
+                city.drivers = 20
+                city.rides = 30
+                city.rate = 10
+                city.seed = 7
+                city.radiusMeters = 1500
+                city.clockStep = 30
+                city.clockInterval = .milliseconds(100)
+                city.offerPollInterval = .milliseconds(300)
+                city.thinkSeconds = 0.05...0.3
+                city.progressInterval = .seconds(10)
+                // The deadlines bound the simulation to 90 s after sign-in (alone it takes about 20 s; under the
+                // whole parallel suite on 2 cores about 55 s). The suite's limit is the backstop for the stack's start.
+                city.setupDeadline = .seconds(20)
+                city.deadline = .seconds(60)
+                city.settleDeadline = .seconds(10)
+                let report = try await CitySimulation(
+                    configuration: city,
+                    database: client,
+                    logger: LocalStackTests.logger
+                ) { print($0) }.run()
+                for line in report.lines { print(line) }
+                #expect(report.reachedEnd, "every ride completed or cancelled before the deadline")
+                #expect(report.booked == 30)
+                #expect(report.completed > 0, "drivers completed rides")
+                // The trip invariants looked at real trips: a pickup and a drop-off trip per completed ride.
+                #expect(report.trips == 2 * report.completed)
+                #expect(report.locationEvents > 0, "the phones reported through the webhook endpoint")
+                for invariant in report.invariants {
+                    #expect(invariant.count == 0, "\(invariant.name)")
+                }
+                #expect(report.passed)
+            }
+        }
+    }
+
+    @Test(
+        "the invariants count what went wrong: drivers who never answer leave every ride lost and stuck, and the run fails"
+    )
+    func invariantsCanFail() async throws {
+        try await TestDatabase.shared.withDatabase(logger: LocalStackTests.logger) { client, database in
+            try await LocalStackTests.withStack(
+                database: database,
+                configuration: LocalStackTests.configuration(),
+                logger: LocalStackTests.logger
+            ) { running in
+                var city = CitySimulation.Configuration(
+                    apiURL: running.endpoints.apiURL,
+                    emulatorURL: running.endpoints.emulatorURL
+                )
+                city.drivers = 3
+                city.rides = 2
+                city.rate = 10
+                city.radiusMeters = 1000
+                city.offerPollInterval = .milliseconds(300)
+                // Every driver lets every offer expire: no ride can end before the deadline.
+                city.ignoreShare = 1
+                city.declineShare = 0
+                city.deadline = .seconds(4)
+                city.settleDeadline = .seconds(1)
+                let report = try await CitySimulation(
+                    configuration: city,
+                    database: client,
+                    logger: LocalStackTests.logger
+                ) { print($0) }.run()
+                #expect(!report.reachedEnd)
+                #expect(report.booked == 2)
+                #expect(report.completed == 0)
+                let counts = Dictionary(uniqueKeysWithValues: report.invariants.map { ($0.name, $0.count) })
+                #expect(counts.first { $0.key.hasPrefix("rides lost") }?.value == 2)
+                #expect(counts.first { $0.key.hasPrefix("orders stuck") }?.value == 2)
+                #expect(!report.passed)
+            }
+        }
+    }
+}

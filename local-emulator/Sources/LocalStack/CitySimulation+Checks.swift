@@ -1,0 +1,150 @@
+import Foundation
+import PostgresNIO
+
+extension CitySimulation {
+    /// One invariant: what it counts, and the count (must be 0).
+    public struct Invariant: Sendable {
+        public var name: String
+        public var count: Int
+    }
+
+    /// Waits until the backend holds a position for every driver (their phones' first reports went through the
+    /// webhook and the worker), so that the first bookings find drivers.
+    func awaitPositions(of drivers: [String], within timeout: Duration) async throws {
+        let ids = drivers.compactMap(UUID.init(uuidString:))
+        try await eventually("a position for each of the \(ids.count) drivers", timeout: timeout) {
+            let rows = try await self.database.query(
+                "SELECT count(*)::int FROM driver_positions WHERE driver_id = ANY(\(ids))",
+                logger: self.logger
+            )
+            for try await count in rows.decode(Int.self) { return count == ids.count }
+            return false
+        }
+    }
+
+    /// Counts the booked orders' statuses every half second, prints a progress line every
+    /// ``Configuration/progressInterval``, and returns the booked orders once every booking was answered and every
+    /// booked order is `COMPLETED` or `CANCELLED` (`true`), or at the deadline (`false`).
+    func watch(from start: ContinuousClock.Instant) async throws -> (orders: [String], allFinal: Bool) {
+        let c = self.configuration
+        var lastLine = start
+        while true {
+            let measured = self.recorder.snapshot
+            let orders = Array(measured.bookedAt.keys)
+            let statuses = try await self.statuses(of: orders)
+            let completed = statuses["COMPLETED"] ?? 0
+            let final = completed + (statuses["CANCELLED"] ?? 0)
+            let answered = orders.count + measured.bookingsFailed == c.rides
+            let now = ContinuousClock.now
+            let over = now - start >= c.deadline
+            if now - lastLine >= c.progressInterval || (answered && final == orders.count) || over {
+                lastLine = now
+                let seconds = max(Self.seconds(now - start), 0.001)
+                let requests = measured.routes.values.reduce(0) { $0 + $1.count }
+                self.say(
+                    String(
+                        format: "[%5.0f s] rides %d/%d done (%d completed, %d cancelled), %d in flight, "
+                            + "%.2f completed/s, %.0f requests/s, %d errors",
+                        seconds,
+                        final,
+                        c.rides,
+                        completed,
+                        final - completed,
+                        orders.count - final,
+                        Double(completed) / seconds,
+                        Double(requests) / seconds,
+                        measured.errors
+                    )
+                )
+            }
+            if answered && final == orders.count { return (orders, true) }
+            if over {
+                self.say("deadline: \(orders.count - final) rides not final after \(Self.seconds(c.deadline)) s")
+                return (orders, false)
+            }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+    }
+
+    /// The booked orders' statuses and how many have each.
+    func statuses(of orders: [String]) async throws -> [String: Int] {
+        let ids = orders.compactMap(UUID.init(uuidString:))
+        let rows = try await self.database.query(
+            "SELECT status, count(*)::int FROM orders WHERE id = ANY(\(ids)) GROUP BY status",
+            logger: self.logger
+        )
+        var counts: [String: Int] = [:]
+        for try await (status, count) in rows.decode((String, Int).self) { counts[status] = count }
+        return counts
+    }
+
+    /// Once every ride is final, the worker still completes the last trips on HyperTrack: waits (the clock still
+    /// moving) until none of this run's trips is active, or ``Configuration/settleDeadline`` (the invariant then
+    /// counts what is left).
+    func awaitTripsSettled(devices: Set<String>, emulator: EmulatorControl) async throws {
+        _ = try await holds(within: self.configuration.settleDeadline) {
+            try await emulator.trips().allSatisfy { !devices.contains($0.device) || $0.status == "completed" }
+        }
+    }
+
+    /// The invariants, from the database and the emulator: each must be 0.
+    func invariants(
+        orders: [String],
+        riders: [String],
+        devices: Set<String>,
+        emulator: EmulatorControl
+    ) async throws -> (invariants: [Invariant], trips: Int) {
+        let ids = orders.compactMap(UUID.init(uuidString:))
+        let riderIDs = riders.compactMap(UUID.init(uuidString:))
+        let lost = try await self.count(
+            """
+            SELECT \(ids.count)::int - count(*)::int FROM orders WHERE id = ANY(\(ids))
+                AND (status = 'COMPLETED' OR (status = 'CANCELLED' AND cancellation_reason IS NOT NULL))
+            """
+        )
+        let stuck = try await self.count(
+            """
+            SELECT count(*)::int FROM orders
+            WHERE rider_id = ANY(\(riderIDs)) AND status NOT IN ('COMPLETED', 'CANCELLED')
+            """
+        )
+        let dead = try await self.count("SELECT count(*)::int FROM trigger_runtime.deliveries WHERE status = 'dead'")
+        let trips = try await emulator.trips().filter { devices.contains($0.device) }
+        var perLeg: [String: Int] = [:]
+        for trip in trips {
+            guard let order = trip.order, let leg = trip.leg else { continue }
+            perLeg["\(order) \(leg)", default: 0] += 1
+        }
+        let invariants = [
+            Invariant(name: "rides lost (booked, neither completed nor cancelled with a reason)", count: lost),
+            Invariant(
+                name: "duplicate HyperTrack trips per leg (trips beyond the first of an order's leg)",
+                count: perLeg.values.reduce(0) { $0 + $1 - 1 }
+            ),
+            Invariant(
+                name: "trips left active on the emulator (this run's devices)",
+                count: trips.filter { $0.status != "completed" }.count
+            ),
+            Invariant(name: "dead deliveries (the whole database)", count: dead),
+            Invariant(name: "orders stuck in a non-final state (this run's riders)", count: stuck),
+        ]
+        return (invariants, trips.count)
+    }
+
+    /// Location events the webhook endpoint stored between `start` and `end` (the database's wall clock), every
+    /// device's: the stack's heaviest load.
+    func locationEvents(from start: Date, to end: Date) async throws -> Int {
+        try await self.count(
+            """
+            SELECT count(*)::int FROM webhook_events
+            WHERE type = 'location' AND received_at >= \(start) AND received_at < \(end)
+            """
+        )
+    }
+
+    func count(_ query: PostgresQuery) async throws -> Int {
+        let rows = try await self.database.query(query, logger: self.logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+}

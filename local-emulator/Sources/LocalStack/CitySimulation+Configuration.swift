@@ -1,0 +1,51 @@
+import Foundation
+
+extension CitySimulation {
+    /// A city: how many drivers and rides, where, how fast, and how its people behave.
+    public struct Configuration: Sendable {
+        /// The stack's HTTP API, e.g. `http://127.0.0.1:8080`.
+        public var apiURL: String
+        /// The HyperTrack emulator's base URL (its control API is under `/_emulator`).
+        public var emulatorURL: String
+        /// Drivers placed around the centre, signed in and online.
+        public var drivers = 1000
+        /// Rides booked in all (one new rider each).
+        public var rides = 200
+        /// Bookings per second.
+        public var rate = 5.0
+        /// Decides every position, think time and choice.
+        public var seed: UInt64 = 1
+        /// The centre of the city and the radius drivers, pickups and drop-offs are drawn in.
+        public var centerLatitude = 52.52
+        public var centerLongitude = 13.405
+        public var radiusMeters = 3000.0
+        /// Emulated seconds the simulation advances a manual emulator clock by, every ``clockInterval``; `0`
+        /// leaves the clock alone (an emulator on a scaled clock moves by itself).
+        public var clockStep = 10.0
+        public var clockInterval: Duration = .milliseconds(200)
+        /// How often an idle driver asks `GET /v1/offers`, and a driver on a ride reads the order.
+        public var offerPollInterval: Duration = .seconds(2)
+        public var orderPollInterval: Duration = .milliseconds(250)
+        /// A driver's think time before answering an offer, in seconds.
+        public var thinkSeconds: ClosedRange<Double> = 0.2...1.5
+        /// The share of offers a driver declines, and the share it lets expire.
+        public var declineShare = 0.1
+        public var ignoreShare = 0.1
+        /// How many sign-ins run at once while the city is set up.
+        public var setupConcurrency = 16
+        /// Real time the drivers' first positions may take to reach the backend (their phones report through the
+        /// emulator's webhooks, delivered as the clock moves).
+        public var setupDeadline: Duration = .seconds(120)
+        /// How often a progress line is printed.
+        public var progressInterval: Duration = .seconds(5)
+        /// Real time the rides may take, from the first booking, before the simulation gives up on the rest.
+        public var deadline: Duration = .seconds(600)
+        /// Real time the emulator's trips may take to finish once every ride is final.
+        public var settleDeadline: Duration = .seconds(60)
+
+        public init(apiURL: String, emulatorURL: String) {
+            self.apiURL = apiURL
+            self.emulatorURL = emulatorURL
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import HyperTrackAPI
+import NIOHTTP1
+
+extension CitySimulation {
+    /// A driver's shift: ask for offers every ``Configuration/offerPollInterval`` (polling, not a push channel: the
+    /// API has none yet), answer each new offer after a think time (ignore, decline or accept, drawn from the
+    /// driver's own seeded stream), and drive an accepted ride to its end. Runs until cancelled.
+    func work(_ driver: Driver, token: String, api: SimulationClient) async {
+        let c = self.configuration
+        var random = SeededGenerator(seed: c.seed, stream: 1000 + UInt64(driver.index))
+        var answered = Set<String>()
+        while !Task.isCancelled {
+            do {
+                let reply = try await api.send(.GET, "/v1/offers", token: token)
+                let seen = ContinuousClock.now
+                var ride: (order: String, acceptedAt: ContinuousClock.Instant)?
+                for offer in reply.json["offers"].items {
+                    guard let order = offer["id"].stringValue else { continue }
+                    self.recorder.offerSeen(order, at: seen)
+                    guard ride == nil, answered.insert(order).inserted else { continue }
+                    let roll = Double.random(in: 0..<1, using: &random)
+                    let think = Double.random(in: c.thinkSeconds, using: &random)
+                    if roll < c.ignoreShare { continue }
+                    try await Task.sleep(for: .seconds(think))
+                    let action = roll < c.ignoreShare + c.declineShare ? "decline" : "accept"
+                    let answer = try await api.send(.POST, "/v1/orders/\(order)/\(action)", token: token)
+                    // 409: the offer expired or another driver was first; both are part of the game.
+                    guard answer.status == 200 else {
+                        if answer.status != 409 { self.recorder.error("\(action): \(answer.status) \(answer.json)") }
+                        continue
+                    }
+                    if action == "accept" { ride = (order, ContinuousClock.now) }
+                }
+                if let ride {
+                    try await self.drive(ride.order, acceptedAt: ride.acceptedAt, token: token, api: api)
+                } else {
+                    try await Task.sleep(for: c.offerPollInterval)
+                }
+            } catch {
+                if Task.isCancelled { return }
+                self.recorder.error("driver \(driver.index): \(error)")
+                try? await Task.sleep(for: c.offerPollInterval)
+            }
+        }
+    }
+
+    /// Reads the order until `REACHED_PICKUP`, starts the ride, reads until `REACHED_DROPOFF` and completes it (the
+    /// emulator's clock moves the phone meanwhile). Records accept → first status past `ACCEPTED`.
+    func drive(_ order: String, acceptedAt: ContinuousClock.Instant, token: String, api: SimulationClient) async throws
+    {
+        var measured = false
+        for (reached, action) in [("REACHED_PICKUP", "start"), ("REACHED_DROPOFF", "complete")] {
+            while true {
+                let view = try await api.send(.GET, "/v1/orders/\(order)", token: token)
+                let status = view.json["status"].stringValue ?? ""
+                if !measured && status != "ACCEPTED" {
+                    measured = true
+                    self.recorder.pickingUp(after: SimulationClient.milliseconds(ContinuousClock.now - acceptedAt))
+                }
+                if status == "CANCELLED" || status == "COMPLETED" { return }
+                if status == reached {
+                    let reply = try await api.send(.POST, "/v1/orders/\(order)/\(action)", token: token)
+                    guard reply.status == 200 else {
+                        self.recorder.error("\(action) \(order): \(reply.status) \(reply.json)")
+                        return
+                    }
+                    break
+                }
+                try await Task.sleep(for: self.configuration.orderPollInterval)
+            }
+        }
+        self.recorder.completed()
+    }
+
+    /// Books every ride on schedule (`index / rate` seconds after the start), each booking its own task so that a
+    /// slow reply does not hold back the next.
+    func book(_ bookings: [Booking], riders: [SignInFlow.Session], api: SimulationClient) async throws {
+        let rate = self.configuration.rate
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (booking, rider) in zip(bookings, riders) {
+                try await Task.sleep(until: start + .seconds(Double(booking.index) / rate))
+                group.addTask {
+                    let body: JSONValue = [
+                        "pickup": [
+                            "lat": .number(booking.pickup.latitude), "lng": .number(booking.pickup.longitude),
+                            "address": .string("pickup \(booking.index)"),
+                        ],
+                        "dropoff": [
+                            "lat": .number(booking.dropoff.latitude), "lng": .number(booking.dropoff.longitude),
+                            "address": .string("drop-off \(booking.index)"),
+                        ],
+                    ]
+                    let sent = ContinuousClock.now
+                    do {
+                        let reply = try await api.send(.POST, "/v1/orders", json: body, token: rider.accessToken)
+                        if reply.status == 201, let order = reply.json["id"].stringValue {
+                            self.recorder.booked(order, at: sent)
+                        } else {
+                            self.recorder.bookingFailed("booking \(booking.index): \(reply.status) \(reply.json)")
+                        }
+                    } catch {
+                        self.recorder.bookingFailed("booking \(booking.index): \(error)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+extension CitySimulation {
+    /// What a run measured and whether its invariants hold.
+    public struct Report: Sendable {
+        var configuration: Configuration
+        var runID: String
+        var setupSeconds: Double
+        /// From the first booking to every ride final (or the deadline).
+        var rideSeconds: Double
+        /// Whether every ride was final before the deadline.
+        public var reachedEnd: Bool
+        var orders: [String]
+        /// Requests made while setting up (excluded from the rides' requests per second).
+        var requestsBefore: Int
+        var measured: SimulationRecorder.State
+        /// Location events the stack stored during the rides (every device's).
+        public var locationEvents: Int
+        /// This run's trips on the emulator (two per completed ride: pickup and drop-off).
+        public var trips: Int
+        public var invariants: [Invariant]
+
+        /// Rides booked, and how many a driver completed.
+        public var booked: Int { self.orders.count }
+        public var completed: Int { self.measured.completedByDrivers }
+        public var errors: Int { self.measured.errors }
+        /// Whether every invariant is 0 and every ride ended in time.
+        public var passed: Bool { self.reachedEnd && self.invariants.allSatisfy { $0.count == 0 } }
+
+        var bookingToOffer: Percentiles {
+            Percentiles(
+                self.measured.bookedAt.compactMap { order, booked in
+                    self.measured.firstOfferAt[order].map { SimulationClient.milliseconds($0 - booked) }
+                }
+            )
+        }
+
+        var requests: Int { self.measured.routes.values.reduce(0) { $0 + $1.count } }
+
+        /// The report as lines of markdown (also what is printed).
+        public var lines: [String] {
+            let c = self.configuration
+            let seconds = max(self.rideSeconds, 0.001)
+            var lines = [
+                "Configuration: \(c.drivers) drivers, \(c.rides) rides at \(c.rate)/s, seed \(c.seed), centre "
+                    + "\(c.centerLatitude),\(c.centerLongitude), radius \(Int(c.radiusMeters)) m, clock step "
+                    + "\(c.clockStep) emulated s every \(c.clockInterval), offers polled every \(c.offerPollInterval) "
+                    + "(run \(self.runID)).",
+                "",
+                String(
+                    format: "- Set-up: %.1f s. Rides: %d booked, %d completed by their drivers in %.1f s",
+                    self.setupSeconds,
+                    self.booked,
+                    self.completed,
+                    self.rideSeconds
+                )
+                    + (self.reachedEnd ? "" : " (DEADLINE: not every ride ended)") + "; \(self.errors) errors.",
+                String(
+                    format: "- Throughput: %.2f rides completed/s, %.1f API requests/s (%d requests during the rides).",
+                    Double(self.completed) / seconds,
+                    Double(self.requests - self.requestsBefore) / seconds,
+                    self.requests - self.requestsBefore
+                ),
+                String(
+                    format: "- Location events stored by the webhook endpoint: %.1f/s (%d during the rides, sent by "
+                        + "the emulator as its clock moves).",
+                    Double(self.locationEvents) / seconds,
+                    self.locationEvents
+                ),
+                "- Booking → first offer seen by a driver: \(self.bookingToOffer.text) (bounded below by the "
+                    + "offer poll interval).",
+                "- Accept → `PICKING_UP` seen by the driver: \(Percentiles(self.measured.acceptToPickingUp).text) "
+                    + "(read every \(c.orderPollInterval)).",
+                "",
+                "| route | requests | p50 ms | p99 ms | max ms |",
+                "| --- | ---: | ---: | ---: | ---: |",
+            ]
+            for route in self.measured.routes.keys.sorted() {
+                let p = Percentiles(self.measured.routes[route] ?? [])
+                lines.append(
+                    "| `\(route)` | \(p.count) | " + String(format: "%.1f | %.1f | %.1f |", p.p50, p.p99, p.max)
+                )
+            }
+            lines.append("")
+            lines.append("Invariants (each must be 0; \(self.trips) HyperTrack trips of this run checked):")
+            lines.append("")
+            for invariant in self.invariants {
+                lines.append("- \(invariant.count == 0 ? "0" : "**\(invariant.count)**"): \(invariant.name)")
+            }
+            if let last = self.measured.lastError { lines.append("- last error: \(last)") }
+            return lines
+        }
+
+        /// Writes the report between the simulate markers of a markdown file (appended when missing), with the
+        /// command and the machine.
+        public func write(into path: String, command: String) throws {
+            let machine = ProcessInfo.processInfo
+            let memory = String(format: "%.1f", Double(machine.physicalMemory) / 1_073_741_824)
+            let date = ISO8601DateFormatter().string(from: Date())
+            let section =
+                [
+                    "## A city in a box (`ridesharing simulate`)",
+                    "",
+                    "Written by `\(command)` on \(date), \(machine.activeProcessorCount) cores, \(memory) GiB.",
+                    "",
+                ] + self.lines
+            try ReportSection(name: "simulate").write(section.joined(separator: "\n"), into: path)
+        }
+    }
+}
+
+/// A section of a markdown file between `<!-- NAME:begin -->` and `<!-- NAME:end -->`, replaced on each write
+/// (appended when the markers are missing), so that several tools share `BENCHMARKS.md`.
+struct ReportSection {
+    var name: String
+
+    var begin: String { "<!-- \(self.name):begin -->" }
+    var end: String { "<!-- \(self.name):end -->" }
+
+    func write(_ body: String, into path: String) throws {
+        // A missing file starts empty; an unreadable one is an error (writing would replace what it holds).
+        let existing =
+            FileManager.default.fileExists(atPath: path) ? try String(contentsOfFile: path, encoding: .utf8) : ""
+        let section = [self.begin, body, self.end].joined(separator: "\n")
+        let updated: String
+        if let start = existing.range(of: self.begin), let finish = existing.range(of: self.end),
+            start.lowerBound < finish.upperBound
+        {
+            updated = existing.replacingCharacters(in: start.lowerBound..<finish.upperBound, with: section)
+        } else {
+            updated = existing + (existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n") + "\n" + section + "\n"
+        }
+        try updated.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+}

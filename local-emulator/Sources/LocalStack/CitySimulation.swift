@@ -1,0 +1,218 @@
+import Foundation
+import HyperTrackAPI
+import Logging
+import NIOHTTP1
+import PostgresNIO
+
+/// A city in a box (`ridesharing simulate`): drivers placed around a centre on the emulator, signed in and online,
+/// each watching its offers and answering after a think time (some decline, some let the offer expire); riders
+/// booking at a rate; every accepted ride driven to completion on the emulator's clock. At the end, the throughput,
+/// the latencies and the invariants (each a count that must be 0), checked from the database and the emulator.
+///
+/// It talks to the stack as the apps do (the HTTP API, signing in by phone code through the local outbox), to the
+/// emulator through its control API over HTTP (so it runs against any stack, not only one in this process), and
+/// to the database only to watch progress and check the invariants.
+public struct CitySimulation: Sendable {
+    let configuration: Configuration
+    let database: PostgresClient
+    let logger: Logger
+    let say: @Sendable (String) -> Void
+    let recorder = SimulationRecorder()
+    /// Makes this run's phones and devices its own, so that a second run against the same stack signs up anew.
+    let runID = String(UInt32.random(in: 0..<UInt32.max) % 10_000)
+
+    /// Creates the simulation.
+    /// - Parameters:
+    ///   - configuration: The city.
+    ///   - database: A running client of the stack's database.
+    ///   - logger: The logger.
+    ///   - say: Receives the progress lines.
+    public init(
+        configuration: Configuration,
+        database: PostgresClient,
+        logger: Logger,
+        say: @escaping @Sendable (String) -> Void
+    ) {
+        self.configuration = configuration
+        self.database = database
+        self.logger = logger
+        self.say = say
+    }
+
+    /// A simulated driver: who, which phone, where it starts.
+    struct Driver: Sendable {
+        var index: Int
+        var device: String
+        var phone: String
+        var latitude: Double
+        var longitude: Double
+    }
+
+    /// A booking to make: the rider's phone and the ride.
+    struct Booking: Sendable {
+        var index: Int
+        var phone: String
+        var pickup: (latitude: Double, longitude: Double)
+        var dropoff: (latitude: Double, longitude: Double)
+    }
+
+    /// Runs the city to the end (every ride final, or the deadline) and returns the report.
+    public func run() async throws -> Report {
+        let c = self.configuration
+        let api = SimulationClient(api: StackAPI(baseURL: c.apiURL), recorder: self.recorder)
+        let emulator = EmulatorControl(baseURL: c.emulatorURL)
+        let (drivers, bookings) = self.plan()
+        let started = ContinuousClock.now
+        return try await withThrowingTaskGroup(of: Void.self) { clock in
+            if c.clockStep > 0 {
+                clock.addTask {
+                    while !Task.isCancelled {
+                        try await emulator.advance(seconds: c.clockStep)
+                        try await Task.sleep(for: c.clockInterval)
+                    }
+                }
+            }
+            defer { clock.cancelAll() }
+            self.say("setting up \(drivers.count) drivers and \(bookings.count) riders (run \(self.runID))")
+            let driverSessions = try await Self.concurrently(drivers, limit: c.setupConcurrency) { driver in
+                let session = try await api.accounts.driver(
+                    "Driver \(driver.index)",
+                    device: driver.device,
+                    phone: driver.phone
+                )
+                try await emulator.place(
+                    device: driver.device,
+                    name: "Driver \(driver.index)",
+                    latitude: driver.latitude,
+                    longitude: driver.longitude
+                )
+                return session
+            }
+            let riderSessions = try await Self.concurrently(bookings, limit: c.setupConcurrency) { booking in
+                try await api.accounts.rider("Rider \(booking.index)", phone: booking.phone)
+            }
+            try await self.awaitPositions(of: driverSessions.map(\.userID), within: c.setupDeadline)
+            let setUp = ContinuousClock.now
+            let ridesStarted = Date()
+            self.say(
+                String(format: "set up in %.1f s; booking", Self.seconds(setUp - started))
+                    + " \(bookings.count) rides at \(c.rate)/s"
+            )
+
+            let requestsBefore = self.recorder.snapshot.routes.values.reduce(0) { $0 + $1.count }
+            let (orders, end) = try await withThrowingTaskGroup(of: Void.self) { city in
+                for (driver, session) in zip(drivers, driverSessions) {
+                    city.addTask { await self.work(driver, token: session.accessToken, api: api) }
+                }
+                city.addTask { try await self.book(bookings, riders: riderSessions, api: api) }
+                defer { city.cancelAll() }
+                return try await self.watch(from: setUp)
+            }
+            let finished = ContinuousClock.now
+            let locations = try await self.locationEvents(from: ridesStarted, to: Date())
+            // Off duty at the end: a driver left online would be offered the next run's rides and, with nobody
+            // answering for it, hold each of them for an offer's lifetime.
+            _ = try await Self.concurrently(driverSessions, limit: c.setupConcurrency) { session in
+                try await api.send(
+                    .PUT,
+                    "/v1/drivers/me/availability",
+                    json: ["available": false],
+                    token: session.accessToken
+                )
+            }
+            let devices = Set(drivers.map(\.device))
+            try await self.awaitTripsSettled(devices: devices, emulator: emulator)
+            clock.cancelAll()
+            let (invariants, trips) = try await self.invariants(
+                orders: orders,
+                riders: riderSessions.map(\.userID),
+                devices: devices,
+                emulator: emulator
+            )
+            return Report(
+                configuration: c,
+                runID: self.runID,
+                setupSeconds: Self.seconds(setUp - started),
+                rideSeconds: Self.seconds(finished - setUp),
+                reachedEnd: end,
+                orders: orders,
+                requestsBefore: requestsBefore,
+                measured: self.recorder.snapshot,
+                locationEvents: locations,
+                trips: trips,
+                invariants: invariants
+            )
+        }
+    }
+
+    /// Every driver's phone and start, and every booking, drawn from the seed (positions in a disc of the radius).
+    func plan() -> ([Driver], [Booking]) {
+        let c = self.configuration
+        var places = SeededGenerator(seed: c.seed, stream: 1)
+        let drivers = (0..<c.drivers).map { index in
+            let (latitude, longitude) = self.point(&places)
+            return Driver(
+                index: index,
+                device: "sim-\(self.runID)-\(index)",
+                phone: self.phone(index, kind: 1),
+                latitude: latitude,
+                longitude: longitude
+            )
+        }
+        var rides = SeededGenerator(seed: c.seed, stream: 2)
+        let bookings = (0..<c.rides).map { index in
+            Booking(
+                index: index,
+                phone: self.phone(index, kind: 2),
+                pickup: self.point(&rides),
+                dropoff: self.point(&rides)
+            )
+        }
+        return (drivers, bookings)
+    }
+
+    /// `+49 15 k rrrr iiiii`: kind (1 drivers, 2 riders), the run, the index.
+    func phone(_ index: Int, kind: Int) -> String {
+        "+4915\(kind)" + String(format: "%04d%05d", Int(self.runID) ?? 0, index % 100_000)
+    }
+
+    /// A point drawn uniformly in the disc around the centre.
+    func point(_ random: inout SeededGenerator) -> (latitude: Double, longitude: Double) {
+        let c = self.configuration
+        let distance = c.radiusMeters * Double.random(in: 0...1, using: &random).squareRoot()
+        let bearing = Double.random(in: 0..<(2 * .pi), using: &random)
+        let latitude = c.centerLatitude + distance * cos(bearing) / 111_320
+        let longitude = c.centerLongitude + distance * sin(bearing) / (111_320 * cos(c.centerLatitude * .pi / 180))
+        return ((latitude * 1e7).rounded() / 1e7, (longitude * 1e7).rounded() / 1e7)
+    }
+
+    /// Runs `body` for every item, at most `limit` at once; the results in the items' order.
+    static func concurrently<Item: Sendable, Output: Sendable>(
+        _ items: [Item],
+        limit: Int,
+        _ body: @escaping @Sendable (Item) async throws -> Output
+    ) async throws -> [Output] {
+        try await withThrowingTaskGroup(of: (Int, Output).self) { group in
+            var results = [Output?](repeating: nil, count: items.count)
+            var next = 0
+            while next < min(limit, items.count) {
+                let (index, item) = (next, items[next])
+                group.addTask { (index, try await body(item)) }
+                next += 1
+            }
+            while let (index, output) = try await group.next() {
+                results[index] = output
+                if next < items.count {
+                    let (index, item) = (next, items[next])
+                    group.addTask { (index, try await body(item)) }
+                    next += 1
+                }
+            }
+            return results.map { $0! }
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        SimulationClient.milliseconds(duration) / 1000
+    }
+}

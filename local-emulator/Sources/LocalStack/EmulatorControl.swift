@@ -1,0 +1,42 @@
+import Foundation
+import HyperTrackAPI
+import NIOHTTP1
+
+/// The emulator's control API (`/_emulator`) over HTTP, for tools that run beside a stack rather than inside it
+/// (`ridesharing simulate`): place phones, move a manual clock, read the state.
+struct EmulatorControl: Sendable {
+    let http: StackAPI
+
+    init(baseURL: String) { self.http = StackAPI(baseURL: baseURL) }
+
+    /// Creates the phone `device` at `latitude, longitude`, tracking (it reports its position at once).
+    func place(device: String, name: String, latitude: Double, longitude: Double) async throws {
+        try await self.http.expect(
+            201,
+            .POST,
+            "/_emulator/devices",
+            json: [
+                "device_id": .string(device), "name": .string(name),
+                "position": [.number(longitude), .number(latitude)], "tracking": true,
+            ]
+        )
+    }
+
+    /// Moves a manual clock by `seconds`; returns once the webhooks due by then were attempted.
+    func advance(seconds: Double) async throws {
+        try await self.http.expect(200, .POST, "/_emulator/clock/advance", json: ["seconds": .number(seconds)])
+    }
+
+    /// Every trip the emulator knows: `(id, device, status, order_id, leg)` (the last two from the trip's metadata).
+    func trips() async throws -> [(id: String, device: String, status: String, order: String?, leg: String?)] {
+        let state = try await self.http.expect(200, .GET, "/_emulator/state")
+        guard case .object(let trips) = state["trips"] else { return [] }
+        return trips.map { id, trip in
+            (
+                id, trip["deviceID"].stringValue ?? "", trip["status"].stringValue ?? "",
+                trip["metadata"]["order_id"].stringValue,
+                trip["metadata"]["leg"].stringValue
+            )
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Synchronization
+
+/// What a simulation measures as it runs, shared by its many tasks: every API request by route, the errors, when
+/// each ride was booked and first offered, accept → `PICKING_UP`, and the rides each driver finished.
+final class SimulationRecorder: Sendable {
+    struct State {
+        /// Milliseconds of every request, by `METHOD /route/{template}`.
+        var routes: [String: [Double]] = [:]
+        var errors = 0
+        var lastError: String?
+        /// When the rider sent each booking, by order id (known once the reply came).
+        var bookedAt: [String: ContinuousClock.Instant] = [:]
+        /// When a driver first saw each order among its offers.
+        var firstOfferAt: [String: ContinuousClock.Instant] = [:]
+        var acceptToPickingUp: [Double] = []
+        var completedByDrivers = 0
+        /// Bookings the API did not accept (counted among the errors too).
+        var bookingsFailed = 0
+    }
+
+    let state = Mutex(State())
+
+    func request(_ route: String, milliseconds: Double) {
+        self.state.withLock { $0.routes[route, default: []].append(milliseconds) }
+    }
+
+    func error(_ description: String) {
+        self.state.withLock {
+            $0.errors += 1
+            $0.lastError = description
+        }
+    }
+
+    func booked(_ order: String, at instant: ContinuousClock.Instant) {
+        self.state.withLock { $0.bookedAt[order] = instant }
+    }
+
+    /// Keeps the first sighting only (several drivers may be offered the same order).
+    func offerSeen(_ order: String, at instant: ContinuousClock.Instant) {
+        self.state.withLock { state in
+            if let earlier = state.firstOfferAt[order], earlier <= instant { return }
+            state.firstOfferAt[order] = instant
+        }
+    }
+
+    func pickingUp(after milliseconds: Double) {
+        self.state.withLock { $0.acceptToPickingUp.append(milliseconds) }
+    }
+
+    func bookingFailed(_ description: String) {
+        self.state.withLock {
+            $0.bookingsFailed += 1
+            $0.errors += 1
+            $0.lastError = description
+        }
+    }
+
+    func completed() { self.state.withLock { $0.completedByDrivers += 1 } }
+
+    var snapshot: State { self.state.withLock { $0 } }
+}
+
+/// p50, p99 and max of a sample, in its unit.
+struct Percentiles: Sendable {
+    var count: Int
+    var p50: Double
+    var p99: Double
+    var max: Double
+
+    init(_ values: [Double]) {
+        let sorted = values.sorted()
+        self.count = sorted.count
+        func at(_ q: Double) -> Double {
+            sorted.isEmpty
+                ? .nan : sorted[Swift.min(sorted.count - 1, Int((q * Double(sorted.count)).rounded(.up)) - 1)]
+        }
+        self.p50 = at(0.5)
+        self.p99 = at(0.99)
+        self.max = sorted.last ?? .nan
+    }
+
+    var text: String {
+        self.count == 0
+            ? "no samples"
+            : String(format: "p50 %.0f ms, p99 %.0f ms, max %.0f ms (%d)", self.p50, self.p99, self.max, self.count)
+    }
+}
