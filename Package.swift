@@ -138,6 +138,7 @@ let package = Package(
         .target(
             name: "LocalStack",
             dependencies: [
+                "BenchSupport",
                 "TriggerRuntime",
                 "HyperTrackAPI",
                 "Functions",

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 extension CitySimulation {
@@ -106,30 +107,5 @@ extension CitySimulation {
                 ] + self.lines
             try ReportSection(name: "simulate").write(section.joined(separator: "\n"), into: path)
         }
-    }
-}
-
-/// A section of a markdown file between `<!-- NAME:begin -->` and `<!-- NAME:end -->`, replaced on each write
-/// (appended when the markers are missing), so that several tools share `BENCHMARKS.md`.
-struct ReportSection {
-    var name: String
-
-    var begin: String { "<!-- \(self.name):begin -->" }
-    var end: String { "<!-- \(self.name):end -->" }
-
-    func write(_ body: String, into path: String) throws {
-        // A missing file starts empty; an unreadable one is an error (writing would replace what it holds).
-        let existing =
-            FileManager.default.fileExists(atPath: path) ? try String(contentsOfFile: path, encoding: .utf8) : ""
-        let section = [self.begin, body, self.end].joined(separator: "\n")
-        let updated: String
-        if let start = existing.range(of: self.begin), let finish = existing.range(of: self.end),
-            start.lowerBound < finish.upperBound
-        {
-            updated = existing.replacingCharacters(in: start.lowerBound..<finish.upperBound, with: section)
-        } else {
-            updated = existing + (existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n") + "\n" + section + "\n"
-        }
-        try updated.write(toFile: path, atomically: true, encoding: .utf8)
     }
 }
