@@ -64,9 +64,11 @@ struct RideHarness: Sendable {
     }
 
     /// Polls `condition` until it holds, for state the worker changes in the database (there is no event to await).
+    /// The deadline is generous: under the full parallel suite on 2 cores a worker that drains a few hundred
+    /// location events in seconds alone took over a minute (seen once in TripFlowTests).
     func eventually(
         _ what: String,
-        timeout: Duration = .seconds(60),
+        timeout: Duration = .seconds(150),
         _ condition: @Sendable () async throws -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + timeout

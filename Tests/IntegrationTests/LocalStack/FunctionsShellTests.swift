@@ -169,7 +169,11 @@ struct FunctionsShellTests {
 
     static func deliveryCount(_ client: PostgresClient, _ logger: Logger) async throws -> Int {
         let rows = try await client.query(
-            "SELECT (SELECT count(*) FROM trigger_runtime.deliveries) + (SELECT count(*) FROM trigger_runtime.done)",
+            // Schedule ticks are left out: the live stack's schedules tick every minute whatever the shell does.
+            """
+            SELECT (SELECT count(*) FROM trigger_runtime.deliveries WHERE operation <> 'tick')
+                 + (SELECT count(*) FROM trigger_runtime.done WHERE operation <> 'tick')
+            """,
             logger: logger
         )
         for try await count in rows.decode(Int.self) { return count }
