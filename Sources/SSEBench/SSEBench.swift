@@ -62,13 +62,16 @@ struct SSEBench: AsyncParsableCommand {
         )
         let apiPort = try freePort()
         let plan = self.plan
-        let result = try await SMSWebhookInbox.with(logger: logger) { inbox in
+        // The inbox logs every code it receives at notice; a thousand sign-ins are not news.
+        var quiet = logger
+        quiet.logLevel = .warning
+        let result = try await SMSWebhookInbox.with(logger: quiet) { inbox in
             let api = try await ChildProcess.start(
                 "api",
                 executable: "ridesharing",
                 arguments: ["serve", "--api-only"],
                 environment: inbox.environment.merging([
-                    "DATABASE_URL": url, "HTTP_PORT": "\(apiPort)", "LOG_LEVEL": "warning", "METRICS_PORT": "0",
+                    "DATABASE_URL": url, "HTTP_PORT": "\(apiPort)", "LOG_LEVEL": "info", "METRICS_PORT": "0",
                     // Nothing here calls HyperTrack (no worker runs); serve wants an account all the same.
                     "HYPERTRACK_BASE_URL": "http://127.0.0.1:9", "HYPERTRACK_ACCOUNT_ID": "sse-bench",
                     "HYPERTRACK_SECRET_KEY": "sse-bench",
@@ -78,7 +81,9 @@ struct SSEBench: AsyncParsableCommand {
             )
             do {
                 let result = try await StreamLoad(
-                    plan: plan, api: api, apiPort: apiPort,
+                    plan: plan,
+                    api: api,
+                    apiPort: apiPort,
                     accounts: inbox.accounts(StackAPI(baseURL: "http://127.0.0.1:\(apiPort)"))
                 ).run()
                 try await api.stop()

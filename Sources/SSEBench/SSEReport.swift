@@ -35,9 +35,9 @@ struct SSEReport: Sendable {
         let perStream = self.bytesPerIdleStream
         let met = { (ok: Bool) in ok ? "met" : "**not met**" }
         return """
-            ## Server-sent events: 10,000 streams on one API process (`sse-bench`)
+            ## Server-sent events: \(self.plan.streams) streams on one API process (`sse-bench`)
 
-            Written by `.build/release/sse-bench \(self.command)` (after `swift build -c release`) on \(date), \
+            Written by `\(self.command)` on \(date), \
             \(machine.activeProcessorCount) cores, \(memory) GiB. One `ridesharing serve --api-only` beside a \
             PostgreSQL of the benchmark's own (no worker: the events come from the database triggers of the API's \
             own writes); \(self.plan.riders) riders signed in through the code flow, each with \
@@ -63,6 +63,7 @@ struct SSEReport: Sendable {
             | heartbeats read, streams closed by the server, stream failures | \(r.heartbeats), \
             \(r.closed.values.reduce(0, +)), \(r.failures.count) | |
             | API CPU during the changes | \(String(format: "%.1f", r.apiCPUSeconds)) s | |
+            \(r.failures.prefix(5).map { "\nA stream failed: \($0)" }.joined())
             """
     }
 }

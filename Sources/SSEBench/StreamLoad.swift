@@ -113,6 +113,8 @@ struct StreamLoad: Sendable {
             duplicated += seen.count - perStream.count
             latencies += seen.map { ($0.at - change.sentAt).milliseconds }
         }
+        // Read before the benchmark closes its ends: a response cut by its own client is not the server's failure.
+        let (heartbeats, closed, failures) = (receipts.heartbeats, receipts.closedReasons, receipts.failures)
         for channel in channels { channel.close(promise: nil) }
         return StreamResult(
             residentBeforeKiB: before,
@@ -126,9 +128,9 @@ struct StreamLoad: Sendable {
             expected: expected,
             missing: missing,
             duplicated: duplicated,
-            heartbeats: receipts.heartbeats,
-            closed: receipts.closedReasons,
-            failures: receipts.failures,
+            heartbeats: heartbeats,
+            closed: closed,
+            failures: failures,
             apiCPUSeconds: apiCPU
         )
     }
