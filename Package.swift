@@ -198,6 +198,7 @@ let package = Package(
         .executableTarget(
             name: "TriggerBench",
             dependencies: [
+                "BenchSupport",
                 "TriggerRuntime",
                 "EmbeddedPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -31,3 +31,26 @@ public struct ReportSection: Sendable {
         try updated.write(toFile: path, atomically: true, encoding: .utf8)
     }
 }
+
+extension ReportSection {
+    /// The sections of other benchmarks (`<!-- NAME:begin -->` … `<!-- NAME:end -->`) in the file at `path`, for a
+    /// tool that rewrites the whole file (trigger-bench) to carry over instead of deleting; `""` when there is no
+    /// file or no section.
+    public static func sections(in path: String) throws -> String {
+        guard FileManager.default.fileExists(atPath: path) else { return "" }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var sections: [Substring] = []
+        var rest = text[...]
+        while let open = rest.range(of: "<!-- "), let close = rest[open.upperBound...].range(of: ":begin -->") {
+            let name = rest[open.upperBound..<close.lowerBound]
+            let end = "<!-- \(name):end -->"
+            guard !name.contains(" "), let finish = rest[close.upperBound...].range(of: end) else {
+                rest = rest[close.upperBound...]
+                continue
+            }
+            sections.append(rest[open.lowerBound..<finish.upperBound])
+            rest = rest[finish.upperBound...]
+        }
+        return sections.joined(separator: "\n\n")
+    }
+}

@@ -1,3 +1,4 @@
+import BenchSupport
 import ArgumentParser
 import Foundation
 import Logging
@@ -144,7 +145,10 @@ struct TriggerBench: AsyncParsableCommand {
         let markdown = report.markdown()
         print(markdown)
         if self.output != "-" {
-            try markdown.write(toFile: self.output, atomically: true, encoding: .utf8)
+            // The other benchmarks' sections (soak-bench, sse-bench, simulate) stay: this tool owns only the rest.
+            let others = try ReportSection.sections(in: self.output)
+            let file = others.isEmpty ? markdown : markdown + (markdown.hasSuffix("\n") ? "\n" : "\n\n") + others + "\n"
+            try file.write(toFile: self.output, atomically: true, encoding: .utf8)
             logger.info("wrote \(self.output)")
         }
     }
