@@ -96,7 +96,7 @@ struct SSEBench: AsyncParsableCommand {
         let report = SSEReport(
             plan: plan,
             result: result,
-            command: CommandLine.arguments.dropFirst().joined(separator: " ")
+            command: CommandLine.arguments.joined(separator: " ")
         )
         say(report.markdown)
         if let path = self.write { try SSEReport.section.write(report.markdown, into: path) }
