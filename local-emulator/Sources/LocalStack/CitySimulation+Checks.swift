@@ -62,6 +62,7 @@ extension CitySimulation {
                 self.say("deadline: \(orders.count - final) rides not final after \(Self.seconds(c.deadline)) s")
                 return (orders, false)
             }
+            // The progress poll's clock: the rides' ends are other processes' writes, which signal nothing here.
             try await Task.sleep(for: .milliseconds(500))
         }
     }

@@ -30,6 +30,7 @@ struct ShareLinkAnnouncer: Sendable {
                 if Task.isCancelled { return }
                 self.logger.debug("share links: the log is not readable yet", metadata: ["error": "\(error)"])
             }
+            // The announcer's poll clock (a convenience of the local stack; the API's streams are woken by LISTEN).
             if (try? await Task.sleep(for: .milliseconds(500))) == nil { return }
         }
     }
