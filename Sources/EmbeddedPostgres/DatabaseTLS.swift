@@ -104,8 +104,15 @@ public struct DatabaseTLS: Sendable, Hashable {
                 "\(self.rootCertificateSource) \(path) cannot be read: \(error.localizedDescription)"
             )
         }
-        let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(data))
-        guard let certificates, !certificates.isEmpty else {
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMBytes(Array(data))
+        } catch {
+            throw EmbeddedPostgresError(
+                .invalidTLS, "\(self.rootCertificateSource) \(path) is not a PEM certificate file: \(error)"
+            )
+        }
+        guard !certificates.isEmpty else {
             throw EmbeddedPostgresError(
                 .invalidTLS,
                 "\(self.rootCertificateSource) \(path) holds no PEM certificate (-----BEGIN CERTIFICATE-----)"

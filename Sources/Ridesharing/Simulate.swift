@@ -134,13 +134,17 @@ struct Simulate: AsyncParsableCommand {
             return (api, emulator, database)
         }
         let path = LocalData.endpointsFile(self.local.localData)
-        guard let data = FileManager.default.contents(atPath: path),
-            let endpoints = try? JSONDecoder().decode(LocalStack.Endpoints.self, from: data)
-        else {
+        guard let data = FileManager.default.contents(atPath: path) else {
             throw ValidationError(
                 "no running local stack at \(path): start `swift run ridesharing local --clock-rate 0`, or give "
                     + "--api-url, --emulator-url and --database-url"
             )
+        }
+        let endpoints: LocalStack.Endpoints
+        do {
+            endpoints = try JSONDecoder().decode(LocalStack.Endpoints.self, from: data)
+        } catch {
+            throw ValidationError("\(path) is not a local stack's endpoints file: \(error)")
         }
         guard let database = self.databaseURL ?? endpoints.databaseURL else {
             throw ValidationError("\(path) names no database: give --database-url")

@@ -108,6 +108,7 @@ public final class OrderEventHub: Service, Sendable {
                     metadata: ["error": "\(String(reflecting: error))"]
                 )
                 do {
+                    // The retry's clock: nothing signals that migrations have created the log.
                     try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }
                 } catch {
                     return
@@ -161,6 +162,7 @@ public final class OrderEventHub: Service, Sendable {
                     metadata: ["error": "\(String(reflecting: error))"]
                 )
             }
+            // The reconnect back-off's clock (a lost connection signals nothing when the server is back).
             do { try await Task.sleep(for: self.configuration.reconnectDelay) } catch { return }
             self.doorbell.ring()
         }
@@ -201,6 +203,7 @@ public final class OrderEventHub: Service, Sendable {
     /// Heartbeats and deadlines, once per ``Configuration/tick`` for all streams.
     private func clock() async {
         while !Task.isCancelled {
+            // The heartbeat clock of the connections themselves (they end with their connection): not durable work.
             do { try await Task.sleep(for: self.configuration.tick) } catch { return }
             let now = ContinuousClock.now
             let subscriptions = self.state.withLock { Array($0.subscriptions.values) }

@@ -22,6 +22,7 @@ extension CitySimulation {
                     let roll = Double.random(in: 0..<1, using: &random)
                     let think = Double.random(in: c.thinkSeconds, using: &random)
                     if roll < c.ignoreShare { continue }
+                    // The simulated driver's think time: the clock of the behaviour being simulated.
                     try await Task.sleep(for: .seconds(think))
                     let action = roll < c.ignoreShare + c.declineShare ? "decline" : "accept"
                     let answer = try await api.send(.POST, "/v1/orders/\(order)/\(action)", token: token)
@@ -35,6 +36,7 @@ extension CitySimulation {
                 if let ride {
                     try await self.drive(ride.order, acceptedAt: ride.acceptedAt, token: token, api: api)
                 } else {
+                    // The driver app's offer poll (no push channel in this first slice): its clock.
                     try await Task.sleep(for: c.offerPollInterval)
                 }
             } catch {
@@ -67,6 +69,7 @@ extension CitySimulation {
                     }
                     break
                 }
+                // The driver app's order poll: the ride's statuses are the worker's writes, which signal nothing here.
                 try await Task.sleep(for: self.configuration.orderPollInterval)
             }
         }
@@ -80,6 +83,7 @@ extension CitySimulation {
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (booking, rider) in zip(bookings, riders) {
+                // The booking schedule's clock: booking n is made n / rate seconds after the start.
                 try await Task.sleep(until: start + .seconds(Double(booking.index) / rate))
                 group.addTask {
                     let body: JSONValue = [

@@ -68,6 +68,7 @@ public struct CitySimulation: Sendable {
                 clock.addTask {
                     while !Task.isCancelled {
                         try await emulator.advance(seconds: c.clockStep)
+                        // The pace of the emulated clock (one step per interval): the clock itself.
                         try await Task.sleep(for: c.clockInterval)
                     }
                 }
