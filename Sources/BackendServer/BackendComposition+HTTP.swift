@@ -114,6 +114,7 @@ extension BackendComposition {
             services += metricsServer.map { [$0] } ?? []
             return Application(
                 responder: ObservedResponder(inner: router.buildResponder()),
+                server: .http1SmallReadBuffer,
                 configuration: address,
                 services: services,
                 onServerRunning: running,
@@ -128,6 +129,7 @@ extension BackendComposition {
         }
         var application = Application(
             responder: ObservedResponder(inner: router.buildResponder()),
+            server: .http1SmallReadBuffer,
             configuration: address,
             services: (metricsServer.map { [$0] } ?? []) + held,
             onServerRunning: running,

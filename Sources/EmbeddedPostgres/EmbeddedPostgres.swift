@@ -47,7 +47,7 @@ public struct EmbeddedPostgres: Sendable {
             "fsync": "off",
             "synchronous_commit": "off",
             "full_page_writes": "off",
-            "max_connections": "400",
+            "max_connections": "1000",
         ]
 
         /// Creates a configuration.

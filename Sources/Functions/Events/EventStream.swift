@@ -66,6 +66,10 @@ struct EventStream: Sendable {
         return Response(status: .ok, headers: headers, body: body)
     }
 
+    /// Writes the stream: the opening lines, what the client missed (``replay(to:after:through:)``), then every
+    /// event the hub pushes, heartbeats, and the final `stream.closed`. An idle stream waits in this frame, so the
+    /// loop is here and not one call deeper: each level of async frames the connection's task reaches stays
+    /// allocated as long as the stream is open (see `inChildTask`).
     private func write(
         to writer: inout any ResponseBodyWriter,
         subscription: EventSubscription,
@@ -74,25 +78,10 @@ struct EventStream: Sendable {
         // A retry hint and a first byte, so clients and proxies see the stream open at once.
         try await writer.write(ByteBuffer(string: "retry: 2000\n: connected\n\n"))
         if let prelude { try await writer.write(ByteBuffer(string: prelude)) }
-        var last = self.resumeAfter ?? from
+        var last = from
         if let resume = self.resumeAfter {
-            let (_, prunedThrough) = try await self.hub.log.ends()
-            if resume < prunedThrough {
-                // Some events after the client's were deleted: it must refetch; what is left follows.
-                try await writer.write(ByteBuffer(string: OrderEventRenderer.reset(prunedThrough: prunedThrough)))
-                last = prunedThrough
-            }
-            while last < from {
-                let missed = try await self.hub.log.events(of: self.scope, after: last, through: from)
-                for event in missed where self.scope.includes(event) {
-                    if self.revokes(event) { return try await self.close(&writer, .revoked) }
-                    if event.kind == .shareRevoked { continue }
-                    try await writer.write(ByteBuffer(string: self.render(event)))
-                }
-                guard let end = missed.last?.position, missed.count == OrderEventLog.batch else { break }
-                last = end
-            }
-            last = max(last, from)
+            guard let end = try await self.replay(to: &writer, after: resume, through: from) else { return }
+            last = end
         }
         while true {
             switch await subscription.next() {
@@ -108,6 +97,39 @@ struct EventStream: Sendable {
                 return try await self.close(&writer, reason)
             }
         }
+    }
+
+    /// Writes what the client missed after `resume`, up to the hub's position when it subscribed; the position it
+    /// wrote through, or `nil` when the stream ended (its link was revoked meanwhile). The log is read in child
+    /// tasks (see `inChildTask`): this task stays suspended for the stream's life and would keep the query's frames.
+    private func replay(
+        to writer: inout any ResponseBodyWriter,
+        after resume: Int64,
+        through from: Int64
+    ) async throws -> Int64? {
+        let (log, scope) = (self.hub.log, self.scope)
+        var last = resume
+        let (_, prunedThrough) = try await inChildTask { try await log.ends() }
+        if resume < prunedThrough {
+            // Some events after the client's were deleted: it must refetch; what is left follows.
+            try await writer.write(ByteBuffer(string: OrderEventRenderer.reset(prunedThrough: prunedThrough)))
+            last = prunedThrough
+        }
+        while last < from {
+            let after = last
+            let missed = try await inChildTask { try await log.events(of: scope, after: after, through: from) }
+            for event in missed where scope.includes(event) {
+                if self.revokes(event) {
+                    try await self.close(&writer, .revoked)
+                    return nil
+                }
+                if event.kind == .shareRevoked { continue }
+                try await writer.write(ByteBuffer(string: self.render(event)))
+            }
+            guard let end = missed.last?.position, missed.count == OrderEventLog.batch else { break }
+            last = end
+        }
+        return max(last, from)
     }
 
     /// Writes the final `stream.closed` and ends the response.
