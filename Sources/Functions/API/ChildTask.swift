@@ -4,7 +4,7 @@
 /// `StackAllocator` reuses emptied slabs, it never frees them earlier). An event stream's body is written by its
 /// connection's task, which stays suspended as long as the stream is open: a database read made there (a resume's
 /// replay from the log) would keep its deepest frames allocated for the stream's whole life. The request's own
-/// handling already runs in a child task (see `ObservedResponder` in BackendServer); this is for the body's reads.
+/// handling already runs in a child task (`Backend.mayOpenEventStream(path:)`); this is for the body's reads.
 /// A task group's child is allocated on its own (an `async let` child borrows its parent's allocator), hence the
 /// group.
 func inChildTask<Value: Sendable>(

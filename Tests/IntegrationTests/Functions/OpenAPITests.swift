@@ -47,6 +47,23 @@ struct OpenAPITests {
         }
     }
 
+    @Test("the server's event-stream predicate names exactly the document's text/event-stream operations")
+    func eventStreamPaths() throws {
+        let document = OpenAPIDocument(configuration: Backend.Configuration()).json
+        var streams: [String] = []
+        for (path, item) in document["paths"].objectValue ?? [:] {
+            let isStream = item["get"]["responses"]["200"]["$ref"] == "#/components/responses/EventStream"
+            if isStream { streams.append(path) }
+            #expect(
+                Backend.mayOpenEventStream(path: path) == isStream,
+                "\(path): Backend.mayOpenEventStream and the document disagree"
+            )
+        }
+        #expect(streams.count == 3, "\(streams.sorted())")
+        #expect(Backend.mayOpenEventStream(path: "/v1/orders/0b4f1a3e-8d3c-4c1e-9a55-3d2e1f0a9b7c/events"))
+        #expect(!Backend.mayOpenEventStream(path: "/v1/orders/0b4f1a3e-8d3c-4c1e-9a55-3d2e1f0a9b7c"))
+    }
+
     @Test("served at /openapi.json without a token; every $ref resolves; every operation documents its problems")
     func served() async throws {
         try await BackendHarness.with { h in
