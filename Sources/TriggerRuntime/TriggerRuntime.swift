@@ -129,6 +129,11 @@ public struct TriggerRuntime: Service {
                         room: room, functions: functions, state: state, pacing: &pacing, wakefulness: &wakefulness)
                     claimAgain = claim.again
                     if let due = claim.wait { wait = min(wait, due) }
+                } else if case .awake = wakefulness {
+                    // No room to claim: the lanes are behind. The declaration is renewed all the same (it would
+                    // expire within `awakeFor` and every writer would notify again while the worker is busiest).
+                    wakefulness = await self.wakefulness(
+                        after: wakefulness, pacing: pacing, finalClaim: false, now: ContinuousClock.now)
                 }
                 // At most one new lane per queued delivery (with `laneStartDelay` zero every check would say yes).
                 for _ in 0..<state.queuedCount {
