@@ -10,7 +10,9 @@
 /// tells the capture triggers to skip their NOTIFY (see ``Wakefulness``). The backlog counts too because that is
 /// when writers are most numerous: each NOTIFY takes a database-wide lock through its commit's WAL flush, so with
 /// the worker behind and writers notifying, webhook intake fell from 326 to 186 deliveries/s between 4 and 16
-/// concurrent writers (issue 19; 92% of the writers' samples waited on `Lock:object`).
+/// concurrent writers (issue 19; 92% of the writers' samples waited on `Lock:object`). What it costs: another
+/// worker that sleeps meanwhile is not woken for the backlog; it joins at its next poll (`pollInterval`, 1 s by
+/// default), finds a full claim, and is busy too from then on.
 struct ClaimPacing {
     var interval: Duration
     private var streak = 0
