@@ -67,8 +67,17 @@ struct WebhookLoad: Sendable {
         return collector.result(elapsed: ContinuousClock.now - start)
     }
 
-    /// One delivery: `nil` when it was acknowledged with 202, else what came back.
+    /// One delivery: `nil` when it was acknowledged with 202, else what came back or what failed (a timeout or a
+    /// refused connection is a failed delivery of the run, not the end of the benchmark).
     private func post() async throws -> String? {
+        do {
+            return try await self.attempt()
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    private func attempt() async throws -> String? {
         let number = self.sequence.next()
         let body = self.body(number: number)
         var request = HTTPClientRequest(url: self.url)
