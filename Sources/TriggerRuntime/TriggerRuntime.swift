@@ -149,6 +149,10 @@ public struct TriggerRuntime: Service {
                 }
                 if claimAgain { continue }
                 if case .settling = wakefulness { wait = min(wait, configuration.claimInterval) }
+                // Awake, the loop comes round at least twice per `awakeFor` to renew the declaration: lanes that
+                // take long over their transactions ring seldom, and a lapsed declaration makes every writer
+                // notify (webhook-bench at 200 deliveries/s: 79% of the intake's samples on the NOTIFY lock).
+                if case .awake = wakefulness { wait = min(wait, configuration.awakeFor / 2) }
                 await state.doorbell.wait(timeout: wait)
             }
             if case .asleep = wakefulness {} else {
