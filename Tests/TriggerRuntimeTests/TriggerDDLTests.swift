@@ -20,6 +20,18 @@ struct TriggerDDLTests {
                 "App"."we""ird" FOR EACH ROW EXECUTE FUNCTION trigger_runtime.capture('c1')
                 """
         )
+        #expect(
+            TriggerInstaller.triggerDDL(schema: "public", table: "webhook_events", channel: "c", operations: [.create])
+                == """
+                CREATE OR REPLACE TRIGGER trigger_runtime_capture AFTER INSERT ON \
+                "public"."webhook_events" FOR EACH ROW EXECUTE FUNCTION trigger_runtime.capture('c')
+                """,
+            "a table whose functions react to inserts only: its updates (an inbox row's outcome) fire nothing"
+        )
+        #expect(
+            TriggerInstaller.triggerDDL(schema: "s", table: "t", channel: "c", operations: [.delete, .update])
+                .contains("AFTER UPDATE OR DELETE ON")
+        )
     }
 
     @Test("the capture function is lean: one INSERT, NOTIFY once, skips unchanged rows")

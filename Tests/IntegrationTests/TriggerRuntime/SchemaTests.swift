@@ -68,6 +68,19 @@ struct SchemaTests {
             try await installer.install(registry)
             let triggers = "SELECT count(*) FROM pg_trigger WHERE tgname = 'trigger_runtime_capture'"
             #expect(try await RuntimeHarness.count(client, PostgresQuery(unsafeSQL: triggers)) == 2)
+            // Each trigger fires on what its table's functions react to: notes' updates and deletes cost nothing.
+            let definitions = try await client.query(
+                """
+                SELECT c.relname::text, pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+                WHERE t.tgname = 'trigger_runtime_capture' ORDER BY 1
+                """
+            )
+            var fired: [String: String] = [:]
+            for try await (table, definition) in definitions.decode((String, String).self) {
+                fired[table] = definition.contains("AFTER INSERT ON") ? "insert" : definition
+            }
+            #expect(fired["notes"] == "insert")
+            #expect(fired["items"]?.contains("AFTER INSERT OR DELETE OR UPDATE ON") == true)
 
             // Bad registrations are refused and change nothing.
             for (trigger, what) in [
