@@ -27,6 +27,13 @@ struct EmulatorControl: Sendable {
         try await self.http.expect(200, .POST, "/_emulator/clock/advance", json: ["seconds": .number(seconds)])
     }
 
+    /// The webhook acknowledgement round trips the emulator timed (real milliseconds, send to reply), from index
+    /// `after` on, and how many it timed in all (so a later call can ask for only what came since).
+    func roundTrips(after: Int = 0) async throws -> (total: Int, milliseconds: [Double]) {
+        let reply = try await self.http.expect(200, .GET, "/_emulator/webhooks/round-trips?after=\(after)")
+        return (Int(reply["total"].doubleValue ?? 0), reply["milliseconds"].items.compactMap(\.doubleValue))
+    }
+
     /// Every trip the emulator knows: `(id, device, status, order_id, leg)` (the last two from the trip's metadata).
     func trips() async throws -> [(id: String, device: String, status: String, order: String?, leg: String?)] {
         let state = try await self.http.expect(200, .GET, "/_emulator/state")
