@@ -87,7 +87,14 @@ public struct CitySimulation: Sendable {
             if c.clockStep > 0 {
                 clock.addTask {
                     while !Task.isCancelled {
-                        try await emulator.advance(seconds: c.clockStep)
+                        do {
+                            try await emulator.advance(seconds: c.clockStep)
+                        } catch {
+                            // A failed step is counted, not the end of the clock: a stopped clock stalls every ride
+                            // silently (nothing awaits this task until the end).
+                            if Task.isCancelled { return }
+                            self.recorder.error("clock advance: \(error)")
+                        }
                         // The pace of the emulated clock (one step per interval): the clock itself.
                         try await Task.sleep(for: c.clockInterval)
                     }

@@ -1,5 +1,6 @@
 import Foundation
 import HyperTrackAPI
+import NIOCore
 import NIOHTTP1
 
 /// The emulator's control API (`/_emulator`) over HTTP, for tools that run beside a stack rather than inside it
@@ -24,7 +25,16 @@ struct EmulatorControl: Sendable {
 
     /// Moves a manual clock by `seconds`; returns once the webhooks due by then were attempted.
     func advance(seconds: Double) async throws {
-        try await self.http.expect(200, .POST, "/_emulator/clock/advance", json: ["seconds": .number(seconds)])
+        // A step waits for every webhook it makes to be answered: at a city's scale that can take minutes.
+        let reply = try await self.http.send(
+            .POST,
+            "/_emulator/clock/advance",
+            json: ["seconds": .number(seconds)],
+            timeout: .seconds(600)
+        )
+        guard reply.status == 200 else {
+            throw LocalStackError.unexpectedReply("POST /_emulator/clock/advance: \(reply.status) \(reply.json)")
+        }
     }
 
     /// The webhook acknowledgement round trips the emulator timed (real milliseconds, send to reply), from index
