@@ -28,7 +28,7 @@ extension CitySimulation {
         public var offers: OfferChannel = .push
         /// A pushed driver on a ride whose status went this long without news reads the order once (at the next
         /// heartbeat): a safety net, not the way rides move.
-        public var rideCheckInterval: Duration = .seconds(10)
+        public var rideCheckInterval: Duration = .seconds(60)
         /// Processes whose memory and CPU are sampled during the rides (the stack's API and worker; the local
         /// stack's one process), and how often they and the pending deliveries are sampled.
         public var processes: [MeasuredProcess] = []
