@@ -64,4 +64,22 @@ struct WebhookBatchTests {
             #expect(log.last?.eventTypes.count == 1)
         }
     }
+
+    @Test("GET /_emulator/trips lists every trip in brief with its metadata's order and leg")
+    func tripSummaries() async throws {
+        try await withEmulator(configure: quiet) { emulator, client, _ in
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
+            _ = try await client.createTrip(
+                device: "D1",
+                to: nil,
+                metadata: #"{"order_id": "o-1", "leg": "pickup"}"#
+            )
+            let trips = try await client.get("/_emulator/trips").object["data"] as? [[String: Any]]
+            #expect(trips?.count == 1)
+            #expect(trips?.first?["device_id"] as? String == "D1")
+            #expect(trips?.first?["status"] as? String == "active")
+            #expect(trips?.first?["order_id"] as? String == "o-1")
+            #expect(trips?.first?["leg"] as? String == "pickup")
+        }
+    }
 }

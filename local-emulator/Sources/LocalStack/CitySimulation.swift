@@ -120,9 +120,10 @@ public struct CitySimulation: Sendable {
                 try await api.accounts.rider("Rider \(booking.index)", phone: booking.phone)
             }
             try await self.awaitPositions(of: driverSessions.map(\.userID), within: c.setupDeadline)
-            let events = c.offers == .push ? EventStreamClient(baseURL: c.apiURL, streams: drivers.count) : nil
             let sampler = SimulationSampler()
             let before = try await self.baseline(emulator: emulator)
+            // Made last before the do/catch that shuts it down: a client dropped without shutdown traps.
+            let events = c.offers == .push ? EventStreamClient(baseURL: c.apiURL, streams: drivers.count) : nil
             let ride: Ride
             do {
                 ride = try await self.ride(

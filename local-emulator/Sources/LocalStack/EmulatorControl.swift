@@ -44,15 +44,14 @@ struct EmulatorControl: Sendable {
         return (Int(reply["total"].doubleValue ?? 0), reply["milliseconds"].items.compactMap(\.doubleValue))
     }
 
-    /// Every trip the emulator knows: `(id, device, status, order_id, leg)` (the last two from the trip's metadata).
+    /// Every trip the emulator knows: `(id, device, status, order_id, leg)` (the last two from the trip's metadata),
+    /// from `GET /_emulator/trips` (the whole state would be megabytes at a city's scale).
     func trips() async throws -> [(id: String, device: String, status: String, order: String?, leg: String?)] {
-        let state = try await self.http.expect(200, .GET, "/_emulator/state")
-        guard case .object(let trips) = state["trips"] else { return [] }
-        return trips.map { id, trip in
+        let reply = try await self.http.expect(200, .GET, "/_emulator/trips")
+        return reply["data"].items.map { trip in
             (
-                id, trip["deviceID"].stringValue ?? "", trip["status"].stringValue ?? "",
-                trip["metadata"]["order_id"].stringValue,
-                trip["metadata"]["leg"].stringValue
+                trip["id"].stringValue ?? "", trip["device_id"].stringValue ?? "", trip["status"].stringValue ?? "",
+                trip["order_id"].stringValue, trip["leg"].stringValue
             )
         }
     }

@@ -112,6 +112,18 @@ extension Engine {
         }
     }
 
+    /// Every trip in brief (`GET /_emulator/trips`): id, device, status and the metadata's `order_id` and `leg`,
+    /// for tools that check a city's trips without exporting the whole state (megabytes at thousands of devices).
+    func tripSummaries() -> JSON {
+        .array(
+            state.trips.values.sorted { $0.id < $1.id }.map { trip in
+                [
+                    "id": .string(trip.id), "device_id": .string(trip.deviceID), "status": .string(trip.status.rawValue),
+                    "order_id": trip.metadata["order_id"] ?? .null, "leg": trip.metadata["leg"] ?? .null,
+                ]
+            })
+    }
+
     /// The acknowledgement round trips from index `after` on, and how many there are in all.
     func roundTrips(after: Int) -> (total: Int, milliseconds: [Double]) {
         let all = webhooks.roundTrips

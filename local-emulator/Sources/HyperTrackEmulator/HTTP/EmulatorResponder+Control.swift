@@ -51,6 +51,8 @@ extension EmulatorResponder {
                 ["total": .number(Double(total)), "milliseconds": .array(milliseconds.map(JSON.number))],
                 status: 200
             )
+        case ("trips", 1, "GET"):
+            return Self.json(["data": await engine.tripSummaries()], status: 200)
         case ("webhooks", 1, "GET"):
             return Self.json(["data": .array(await engine.deliveryLog().map(\.json))], status: 200)
         case ("faults", 1, "GET"):
