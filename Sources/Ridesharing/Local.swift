@@ -40,6 +40,12 @@ struct Local: AsyncParsableCommand {
     @Option(help: "Emulated seconds per real second; 0 = a manual clock moved by POST /_emulator/clock/advance.")
     var clockRate = 1.0
 
+    @Option(help: "Emulated seconds between a standing phone's location webhooks (a moving one reports every 5 s).")
+    var locationReportInterval = 30.0
+
+    @Option(help: "The most events one emulator webhook carries (a step's reports are split into deliveries).")
+    var webhookBatch = 500
+
     @Option(help: "The local data folder (git-ignored).")
     var data = ".local"
 
@@ -48,6 +54,12 @@ struct Local: AsyncParsableCommand {
             throw ValidationError("ports must be in 0...65535")
         }
         guard self.clockRate >= 0, self.clockRate <= 10_000 else { throw ValidationError("--clock-rate must be in 0...10000") }
+        guard self.locationReportInterval >= 1, self.locationReportInterval <= 3600 else {
+            throw ValidationError("--location-report-interval must be in 1...3600 seconds")
+        }
+        guard (1...100_000).contains(self.webhookBatch) else {
+            throw ValidationError("--webhook-batch must be in 1...100000")
+        }
     }
 
     func run() async throws {
@@ -76,6 +88,12 @@ struct Local: AsyncParsableCommand {
         stackConfiguration.apiPort = self.port
         stackConfiguration.emulatorPort = self.emulatorPort
         stackConfiguration.clock = self.clockRate == 0 ? .manual(startingAt: Date()) : .scaled(rate: self.clockRate)
+        stackConfiguration.locationReportInterval = self.locationReportInterval
+        stackConfiguration.webhookBatchSize = self.webhookBatch
+        // The emulator's delivery log holds every body it sent: bounded, a long city run would keep gigabytes.
+        stackConfiguration.webhookLogLimit = 10_000
+        // Every driver app holds an event stream: a city of thousands needs more than the usual 1,024 files.
+        OpenFileLimit.raiseToHardLimit()
         stackConfiguration.onShareLink = { order, url in Terminal.line("share page of ride \(order): \(url)") }
         stackConfiguration.backend = settings.backend
         stackConfiguration.runtime = configuration.runtime

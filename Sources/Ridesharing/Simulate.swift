@@ -52,8 +52,26 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "Emulated seconds the emulator's clock is advanced by per step (0: leave it to its own rate).")
     var clockStep = 10.0
 
-    @Option(help: "Seconds between an idle driver's looks at GET /v1/offers.")
+    @Option(
+        help:
+            "Real seconds between two clock steps (the emulated clock runs clock-step / clock-interval times real time)."
+    )
+    var clockInterval = 0.2
+
+    @Option(help: "Seconds between an idle driver's looks at GET /v1/offers (with --offers poll).")
     var pollInterval = 2.0
+
+    @Option(help: "How drivers learn of offers: push (hold GET /v1/events, as the app does) or poll.")
+    var offers: CitySimulation.OfferChannel = .push
+
+    @Option(
+        name: .customLong("process"),
+        help: "A process to sample memory and CPU of, name=pid (repeatable; default: stack.json's stack process)."
+    )
+    var processes: [String] = []
+
+    @Option(help: "Sign-ins (and placements) run at once while the city is set up.")
+    var setupConcurrency = 16
 
     @Option(help: "Seconds the rides may take before the simulation gives up.")
     var deadline = 600.0
@@ -72,10 +90,17 @@ struct Simulate: AsyncParsableCommand {
         guard self.clockStep >= 0, self.clockStep <= 3600 else {
             throw ValidationError("--clock-step must be in 0...3600")
         }
+        guard self.clockInterval >= 0.01, self.clockInterval <= 60 else {
+            throw ValidationError("--clock-interval must be in 0.01...60")
+        }
         guard self.pollInterval >= 0.05, self.pollInterval <= 60 else {
             throw ValidationError("--poll-interval must be in 0.05...60")
         }
         guard self.deadline > 0 else { throw ValidationError("--deadline must be positive") }
+        guard (1...1000).contains(self.setupConcurrency) else {
+            throw ValidationError("--setup-concurrency must be in 1...1000")
+        }
+        _ = try self.measuredProcesses(default: nil)
     }
 
     /// `--center` parsed, when it is two numbers within the globe.
@@ -94,7 +119,7 @@ struct Simulate: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "ridesharing.simulate")
-        let (apiURL, emulatorURL, databaseURL) = try self.endpoints()
+        let (apiURL, emulatorURL, databaseURL, stackPID) = try self.endpoints()
         var city = CitySimulation.Configuration(apiURL: apiURL, emulatorURL: emulatorURL)
         city.drivers = self.drivers
         city.rides = self.rides
@@ -103,8 +128,13 @@ struct Simulate: AsyncParsableCommand {
         if let centre = self.centre { (city.centerLatitude, city.centerLongitude) = centre }
         city.radiusMeters = self.radiusM
         city.clockStep = self.clockStep
+        city.clockInterval = .milliseconds(Int(self.clockInterval * 1000))
         city.offerPollInterval = .milliseconds(Int(self.pollInterval * 1000))
         city.deadline = .milliseconds(Int(self.deadline * 1000))
+        city.offers = self.offers
+        city.setupConcurrency = self.setupConcurrency
+        city.processes = try self.measuredProcesses(default: stackPID)
+        if self.offers == .push { try OpenFileLimit.raise(toAtLeast: self.drivers + 1024) }
         var database = try DatabaseURL.clientConfiguration(databaseURL)
         database.options.maximumConnections = 4
         let client = PostgresClient(configuration: database, backgroundLogger: logger)
@@ -129,9 +159,9 @@ struct Simulate: AsyncParsableCommand {
     }
 
     /// The API, emulator and database URLs: the flags when all three are given, else the running local stack's.
-    func endpoints() throws -> (api: String, emulator: String, database: String) {
+    func endpoints() throws -> (api: String, emulator: String, database: String, pid: Int32?) {
         if let api = self.apiURL, let emulator = self.emulatorURL, let database = self.databaseURL {
-            return (api, emulator, database)
+            return (api, emulator, database, nil)
         }
         let path = LocalData.endpointsFile(self.local.localData)
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -149,6 +179,6 @@ struct Simulate: AsyncParsableCommand {
         guard let database = self.databaseURL ?? endpoints.databaseURL else {
             throw ValidationError("\(path) names no database: give --database-url")
         }
-        return (self.apiURL ?? endpoints.apiURL, self.emulatorURL ?? endpoints.emulatorURL, database)
+        return (self.apiURL ?? endpoints.apiURL, self.emulatorURL ?? endpoints.emulatorURL, database, endpoints.pid)
     }
 }

@@ -30,8 +30,10 @@ struct SimulationTests {
                 city.radiusMeters = 1500
                 city.clockStep = 30
                 city.clockInterval = .milliseconds(100)
-                city.offerPollInterval = .milliseconds(300)
                 city.thinkSeconds = 0.05...0.3
+                // The stack runs in this process: its memory and CPU are this process's.
+                city.processes = [MeasuredProcess(name: "stack", pid: getpid())]
+                city.sampleInterval = .milliseconds(250)
                 city.progressInterval = .seconds(10)
                 // The deadlines bound the simulation to 150 s (alone it takes about 20 s; under the whole parallel
                 // suite on 2 cores the sign-ins alone took 28 s). The suite's limit is the backstop for the stack.
@@ -60,6 +62,17 @@ struct SimulationTests {
                 for try await count in completedRows.decode(Int64.self) { completedInDatabase = count }
                 #expect(trips == 2 * Int(completedInDatabase))
                 #expect(locationEvents > 0, "the phones reported through the webhook endpoint")
+                // Pushed offers: every booked order was seen by a driver on its stream, and what the report adds was
+                // measured from its sources (the emulator's timings, the database's events, /proc).
+                let counts = report.measuredCounts
+                #expect(counts.offersSeen == 10, "each booking's offer.new reached a driver's stream")
+                #expect(counts.acceptsToPickingUp > 0)
+                #expect(counts.webhookAcknowledgements > 0, "the emulator timed its deliveries")
+                #expect(counts.arrivalsToReached == 2 * Int(completedInDatabase), "one per leg of each completed ride")
+                #expect(counts.functionsWithLag.contains("dispatchOrder"), "\(counts.functionsWithLag)")
+                #expect(counts.pendingSamples > 0)
+                #expect((counts.peakKiB["stack"] ?? 0) > 10_000)
+                #expect(counts.databaseGrowthBytes >= 0)
                 for invariant in report.invariants {
                     #expect(invariant.count == 0, "\(invariant.name)")
                 }
@@ -87,6 +100,8 @@ struct SimulationTests {
                 city.rides = 2
                 city.rate = 10
                 city.radiusMeters = 1000
+                // The polling drivers (the option kept beside push), so that both ways of learning offers run.
+                city.offers = .poll
                 city.offerPollInterval = .milliseconds(300)
                 // Every driver lets every offer expire: no ride can end before the deadline.
                 city.ignoreShare = 1

@@ -87,6 +87,12 @@ extension HyperTrackEmulator {
         /// reports every step). Default 30, about what the SDK sends from a phone at rest; `nil` turns them off.
         /// Reports fall on simulation steps, so the effective interval is rounded up to ``tickInterval``.
         public var locationReportInterval: Double? = 30
+        /// The most events one webhook delivery carries; a step with more sends several, in order. Default `nil`:
+        /// one delivery per step, however many devices reported (a city of 10,000 phones would post megabytes).
+        public var webhookBatchSize: Int?
+        /// How many webhook attempts the log (`GET /_emulator/webhooks`) keeps, the oldest dropped first. Default
+        /// `nil`: all (a long run at scale holds every body it sent, so load tools set a limit).
+        public var webhookLogLimit: Int?
         /// Create unknown devices when a trip, PATCH, start or stop names them. Default `false`: HyperTrack answers
         /// 404 `device_not_found` for a device no SDK registered, and a backend must cope with that. Turn it on
         /// where no phone registers devices (the local stack, where drivers sign up with made-up device ids).

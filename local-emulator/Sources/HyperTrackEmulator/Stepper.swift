@@ -18,8 +18,16 @@ struct Stepper: Sendable {
             var attempts = 0
             while let batch = await engine.nextStep(upTo: target) {
                 for attempt in batch {
+                    let sent = ContinuousClock.now
                     let (status, error) = await sender.send(attempt)
-                    await engine.recordAttempt(attempt, status: status, error: error, configured: sender.url != nil)
+                    let elapsed = (ContinuousClock.now - sent).components
+                    await engine.recordAttempt(
+                        attempt,
+                        status: status,
+                        error: error,
+                        configured: sender.url != nil,
+                        milliseconds: Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+                    )
                     attempts += 1
                 }
             }

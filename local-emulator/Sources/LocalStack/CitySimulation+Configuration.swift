@@ -23,7 +23,17 @@ extension CitySimulation {
         /// leaves the clock alone (an emulator on a scaled clock moves by itself).
         public var clockStep = 10.0
         public var clockInterval: Duration = .milliseconds(200)
-        /// How often an idle driver asks `GET /v1/offers`, and a driver on a ride reads the order.
+        /// How drivers learn of offers: held `GET /v1/events` streams (`push`, as the app does) or asking
+        /// `GET /v1/offers` every ``offerPollInterval`` and reading a ride's order every ``orderPollInterval``.
+        public var offers: OfferChannel = .push
+        /// A pushed driver on a ride whose status went this long without news reads the order once (at the next
+        /// heartbeat): a safety net, not the way rides move.
+        public var rideCheckInterval: Duration = .seconds(60)
+        /// Processes whose memory and CPU are sampled during the rides (the stack's API and worker; the local
+        /// stack's one process), and how often they and the pending deliveries are sampled.
+        public var processes: [MeasuredProcess] = []
+        public var sampleInterval: Duration = .seconds(1)
+        /// How often a polling driver asks `GET /v1/offers`, and reads its ride's order.
         public var offerPollInterval: Duration = .seconds(2)
         public var orderPollInterval: Duration = .milliseconds(250)
         /// A driver's think time before answering an offer, in seconds.
@@ -31,6 +41,8 @@ extension CitySimulation {
         /// The share of offers a driver declines, and the share it lets expire.
         public var declineShare = 0.1
         public var ignoreShare = 0.1
+        /// Connections the simulated apps' requests share (the event streams have their own, one per driver).
+        public var apiConnections = 64
         /// How many sign-ins run at once while the city is set up.
         public var setupConcurrency = 16
         /// Real time the drivers' first positions may take to reach the backend (their phones report through the
@@ -47,5 +59,15 @@ extension CitySimulation {
             self.apiURL = apiURL
             self.emulatorURL = emulatorURL
         }
+    }
+}
+
+extension CitySimulation {
+    /// How a simulated driver app learns of offers and of its ride's progress.
+    public enum OfferChannel: String, Sendable, CaseIterable {
+        /// Server-sent events on `GET /v1/events` (`offer.new`, `order.status`).
+        case push
+        /// `GET /v1/offers` and `GET /v1/orders/{id}` on an interval.
+        case poll
     }
 }

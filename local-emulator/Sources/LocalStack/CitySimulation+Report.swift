@@ -20,6 +20,10 @@ extension CitySimulation {
         /// This run's trips on the emulator (two per completed ride: pickup and drop-off).
         public var trips: Int
         public var invariants: [Invariant]
+        /// Pending deliveries and the watched processes, sampled during the rides.
+        var sampled: SimulationSampler.State
+        /// Read from the database and the emulator once the rides were over.
+        var measurements: DatabaseMeasurements
 
         /// Rides booked, and how many a driver completed.
         public var booked: Int { self.orders.count }
@@ -45,7 +49,8 @@ extension CitySimulation {
             var lines = [
                 "Configuration: \(c.drivers) drivers, \(c.rides) rides at \(c.rate)/s, seed \(c.seed), centre "
                     + "\(c.centerLatitude),\(c.centerLongitude), radius \(Int(c.radiusMeters)) m, clock step "
-                    + "\(c.clockStep) emulated s every \(c.clockInterval), offers polled every \(c.offerPollInterval) "
+                    + "\(c.clockStep) emulated s every \(c.clockInterval), offers "
+                    + (c.offers == .push ? "pushed on `GET /v1/events` " : "polled every \(c.offerPollInterval) ")
                     + "(run \(self.runID)).",
                 "",
                 String(
@@ -68,10 +73,15 @@ extension CitySimulation {
                     Double(self.locationEvents) / seconds,
                     self.locationEvents
                 ),
-                "- Booking → first offer seen by a driver: \(self.bookingToOffer.text) (bounded below by the "
-                    + "offer poll interval).",
+                "- Booking → first offer seen by a driver: \(self.bookingToOffer.text) "
+                    + (c.offers == .push
+                        ? "(from sending the booking to the `offer.new` event's bytes arriving on a driver's stream)."
+                        : "(bounded below by the offer poll interval)."),
                 "- Accept → `PICKING_UP` seen by the driver: \(Percentiles(self.measured.acceptToPickingUp).text) "
-                    + "(read every \(c.orderPollInterval)).",
+                    + (c.offers == .push ? "(its `order.status` event)." : "(read every \(c.orderPollInterval))."),
+            ]
+            lines += self.measurementLines
+            lines += [
                 "",
                 "| route | requests | p50 ms | p99 ms | max ms |",
                 "| --- | ---: | ---: | ---: | ---: |",
@@ -93,8 +103,14 @@ extension CitySimulation {
         }
 
         /// Writes the report between the simulate markers of a markdown file (appended when missing), with the
-        /// command and the machine.
+        /// command and the machine, and the pending-deliveries plot next to it (``plotFileName``, linked).
         public func write(into path: String, command: String) throws {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try self.pendingPlot.write(
+                to: directory.appendingPathComponent(Self.plotFileName),
+                atomically: true,
+                encoding: .utf8
+            )
             let machine = ProcessInfo.processInfo
             let memory = String(format: "%.1f", Double(machine.physicalMemory) / 1_073_741_824)
             let date = ISO8601DateFormatter().string(from: Date())
@@ -104,7 +120,9 @@ extension CitySimulation {
                     "",
                     "Written by `\(command)` on \(date), \(machine.activeProcessorCount) cores, \(memory) GiB.",
                     "",
-                ] + self.lines
+                ] + self.lines + [
+                    "", "Pending deliveries during the rides: ![pending deliveries](\(Self.plotFileName))",
+                ]
             try ReportSection(name: "simulate").write(section.joined(separator: "\n"), into: path)
         }
     }

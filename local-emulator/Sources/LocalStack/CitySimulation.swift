@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HyperTrackAPI
 import Logging
@@ -58,8 +59,27 @@ public struct CitySimulation: Sendable {
 
     /// Runs the city to the end (every ride final, or the deadline) and returns the report.
     public func run() async throws -> Report {
+        // The apps' requests on a pool of their own: the shared client's 8 connections per host would queue a
+        // city's requests behind each other and measure the queue, not the API.
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: self.configuration.apiConnections
+        )
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let report = try await self.run(http: http)
+            try await http.shutdown()
+            return report
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+    }
+
+    func run(http: HTTPClient) async throws -> Report {
         let c = self.configuration
-        let api = SimulationClient(api: StackAPI(baseURL: c.apiURL), recorder: self.recorder)
+        let api = SimulationClient(api: StackAPI(baseURL: c.apiURL, httpClient: http), recorder: self.recorder)
         let emulator = EmulatorControl(baseURL: c.emulatorURL)
         let (drivers, bookings) = self.plan()
         let started = ContinuousClock.now
@@ -67,7 +87,14 @@ public struct CitySimulation: Sendable {
             if c.clockStep > 0 {
                 clock.addTask {
                     while !Task.isCancelled {
-                        try await emulator.advance(seconds: c.clockStep)
+                        do {
+                            try await emulator.advance(seconds: c.clockStep)
+                        } catch {
+                            // A failed step is counted, not the end of the clock: a stopped clock stalls every ride
+                            // silently (nothing awaits this task until the end).
+                            if Task.isCancelled { return }
+                            self.recorder.error("clock advance: \(error)")
+                        }
                         // The pace of the emulated clock (one step per interval): the clock itself.
                         try await Task.sleep(for: c.clockInterval)
                     }
@@ -93,24 +120,27 @@ public struct CitySimulation: Sendable {
                 try await api.accounts.rider("Rider \(booking.index)", phone: booking.phone)
             }
             try await self.awaitPositions(of: driverSessions.map(\.userID), within: c.setupDeadline)
-            let setUp = ContinuousClock.now
-            let ridesStarted = Date()
-            self.say(
-                String(format: "set up in %.1f s; booking", Self.seconds(setUp - started))
-                    + " \(bookings.count) rides at \(c.rate)/s"
-            )
-
-            let requestsBefore = self.recorder.snapshot.routes.values.reduce(0) { $0 + $1.count }
-            let (orders, end) = try await withThrowingTaskGroup(of: Void.self) { city in
-                for (driver, session) in zip(drivers, driverSessions) {
-                    city.addTask { await self.work(driver, token: session.accessToken, api: api) }
-                }
-                city.addTask { try await self.book(bookings, riders: riderSessions, api: api) }
-                defer { city.cancelAll() }
-                return try await self.watch(from: setUp)
+            let sampler = SimulationSampler()
+            let before = try await self.baseline(emulator: emulator)
+            // Made last before the do/catch that shuts it down: a client dropped without shutdown traps.
+            let events = c.offers == .push ? EventStreamClient(baseURL: c.apiURL, streams: drivers.count) : nil
+            let ride: Ride
+            do {
+                ride = try await self.ride(
+                    drivers: zip(drivers, driverSessions).map { ($0, $1.accessToken) },
+                    bookings: bookings,
+                    riders: riderSessions,
+                    api: api,
+                    events: events,
+                    sampler: sampler,
+                    started: started
+                )
+                try await events?.shutdown()
+            } catch {
+                try? await events?.shutdown()
+                throw error
             }
-            let finished = ContinuousClock.now
-            let locations = try await self.locationEvents(from: ridesStarted, to: Date())
+            let locations = try await self.locationEvents(from: ride.startedAt, to: ride.endedAt)
             // Off duty at the end: a driver left online would be offered the next run's rides and, with nobody
             // answering for it, hold each of them for an offer's lifetime.
             _ = try await Self.concurrently(driverSessions, limit: c.setupConcurrency) { session in
@@ -125,23 +155,26 @@ public struct CitySimulation: Sendable {
             try await self.awaitTripsSettled(devices: devices, emulator: emulator)
             clock.cancelAll()
             let (invariants, trips) = try await self.invariants(
-                orders: orders,
+                orders: ride.orders,
                 riders: riderSessions.map(\.userID),
                 devices: devices,
                 emulator: emulator
             )
+            let measurements = try await self.measurements(of: ride, before: before, emulator: emulator)
             return Report(
                 configuration: c,
                 runID: self.runID,
-                setupSeconds: Self.seconds(setUp - started),
-                rideSeconds: Self.seconds(finished - setUp),
-                reachedEnd: end,
-                orders: orders,
-                requestsBefore: requestsBefore,
+                setupSeconds: ride.setupSeconds,
+                rideSeconds: ride.rideSeconds,
+                reachedEnd: ride.reachedEnd,
+                orders: ride.orders,
+                requestsBefore: ride.requestsBefore,
                 measured: self.recorder.snapshot,
                 locationEvents: locations,
                 trips: trips,
-                invariants: invariants
+                invariants: invariants,
+                sampled: sampler.snapshot,
+                measurements: measurements
             )
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HyperTrackAPI
+import NIOCore
 import NIOHTTP1
 
 /// The emulator's control API (`/_emulator`) over HTTP, for tools that run beside a stack rather than inside it
@@ -24,18 +25,33 @@ struct EmulatorControl: Sendable {
 
     /// Moves a manual clock by `seconds`; returns once the webhooks due by then were attempted.
     func advance(seconds: Double) async throws {
-        try await self.http.expect(200, .POST, "/_emulator/clock/advance", json: ["seconds": .number(seconds)])
+        // A step waits for every webhook it makes to be answered: at a city's scale that can take minutes.
+        let reply = try await self.http.send(
+            .POST,
+            "/_emulator/clock/advance",
+            json: ["seconds": .number(seconds)],
+            timeout: .seconds(600)
+        )
+        guard reply.status == 200 else {
+            throw LocalStackError.unexpectedReply("POST /_emulator/clock/advance: \(reply.status) \(reply.json)")
+        }
     }
 
-    /// Every trip the emulator knows: `(id, device, status, order_id, leg)` (the last two from the trip's metadata).
+    /// The webhook acknowledgement round trips the emulator timed (real milliseconds, send to reply), from index
+    /// `after` on, and how many it timed in all (so a later call can ask for only what came since).
+    func roundTrips(after: Int = 0) async throws -> (total: Int, milliseconds: [Double]) {
+        let reply = try await self.http.expect(200, .GET, "/_emulator/webhooks/round-trips?after=\(after)")
+        return (Int(reply["total"].doubleValue ?? 0), reply["milliseconds"].items.compactMap(\.doubleValue))
+    }
+
+    /// Every trip the emulator knows: `(id, device, status, order_id, leg)` (the last two from the trip's metadata),
+    /// from `GET /_emulator/trips` (the whole state would be megabytes at a city's scale).
     func trips() async throws -> [(id: String, device: String, status: String, order: String?, leg: String?)] {
-        let state = try await self.http.expect(200, .GET, "/_emulator/state")
-        guard case .object(let trips) = state["trips"] else { return [] }
-        return trips.map { id, trip in
+        let reply = try await self.http.expect(200, .GET, "/_emulator/trips")
+        return reply["data"].items.map { trip in
             (
-                id, trip["deviceID"].stringValue ?? "", trip["status"].stringValue ?? "",
-                trip["metadata"]["order_id"].stringValue,
-                trip["metadata"]["leg"].stringValue
+                trip["id"].stringValue ?? "", trip["device_id"].stringValue ?? "", trip["status"].stringValue ?? "",
+                trip["order_id"].stringValue, trip["leg"].stringValue
             )
         }
     }

@@ -25,12 +25,18 @@ extension JSONValue {
 }
 
 /// Polls `condition` until it holds or `timeout` passes (for state the worker writes; there is no event to await).
-func eventually(_ what: String, timeout: Duration, _ condition: () async throws -> Bool) async throws {
+/// `every`: the pace of the looks (a costly look, such as a query over a city's drivers, wants a slower one).
+func eventually(
+    _ what: String,
+    timeout: Duration,
+    every pace: Duration = .milliseconds(25),
+    _ condition: () async throws -> Bool
+) async throws {
     let deadline = ContinuousClock.now + timeout
     while true {
         if try await condition() { return }
         guard ContinuousClock.now < deadline else { throw LocalStackError.timedOut("timed out waiting for \(what)") }
-        try await Task.sleep(for: .milliseconds(25))
+        try await Task.sleep(for: pace)
     }
 }
 

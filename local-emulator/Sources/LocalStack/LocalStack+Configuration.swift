@@ -21,6 +21,13 @@ extension LocalStack {
         /// Emulated seconds between the emulator's simulation steps (and a driving device's locations). Default 5;
         /// tests of driving events use 1, as a phone's GPS reports while driving.
         public var emulatorTickInterval: Double = 5
+        /// Emulated seconds between the location webhooks of a phone that stands still (the emulator's
+        /// `locationReportInterval`; a moving one reports every step). Default 30; `nil` turns them off.
+        public var locationReportInterval: Double? = 30
+        /// The most events one emulator webhook carries (`nil`: a step's events in one delivery), and how many
+        /// attempts its log keeps (`nil`: all). A city of thousands of phones wants both bounded.
+        public var webhookBatchSize: Int?
+        public var webhookLogLimit: Int?
         /// The credentials the emulator accepts and the API's client uses.
         public var accountID: String = "local-account"
         public var secretKey: String = "local-secret-key"
@@ -65,6 +72,9 @@ extension LocalStack {
         public var webhookSecret: String
         /// The database's URL, when the caller knows it (`nil` otherwise).
         public var databaseURL: String?
+        /// The process serving the stack (API, worker and emulator in one), for tools that measure its memory and
+        /// CPU (`simulate`); `nil` in files written before it was recorded.
+        public var pid: Int32?
 
         /// Every URL and credential, one per line, and what to do next, for a terminal.
         public var banner: String {

@@ -120,7 +120,8 @@ public struct LocalStack: Service {
                 accountID: settings.accountID,
                 secretKey: settings.secretKey,
                 webhookSecret: settings.webhookSecret,
-                databaseURL: self.databaseURL
+                databaseURL: self.databaseURL,
+                pid: getpid()
             )
             let announcer = ShareLinkAnnouncer(client: self.client, apiURL: apiURL, logger: logger) { order, url in
                 if let onShareLink = settings.onShareLink {
@@ -147,6 +148,9 @@ public struct LocalStack: Service {
         emulator.speed = self.configuration.driverSpeed
         emulator.options.tickInterval = self.configuration.emulatorTickInterval
         emulator.options.autoCreateDevices = self.configuration.emulatorCreatesDevices
+        emulator.options.locationReportInterval = self.configuration.locationReportInterval
+        emulator.options.webhookBatchSize = self.configuration.webhookBatchSize
+        emulator.options.webhookLogLimit = self.configuration.webhookLogLimit
         if let directory = self.configuration.emulatorStateDirectory {
             emulator.options.exportDirectory = directory
             let state = URL(fileURLWithPath: directory).appendingPathComponent("state.json").path

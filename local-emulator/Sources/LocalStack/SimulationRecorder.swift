@@ -17,6 +17,8 @@ final class SimulationRecorder: Sendable {
         var completedByDrivers = 0
         /// Bookings the API did not accept (counted among the errors too).
         var bookingsFailed = 0
+        /// Drivers whose event stream delivered its first bytes (pushed offers only).
+        var streamsOpen = 0
     }
 
     let state = Mutex(State())
@@ -55,6 +57,11 @@ final class SimulationRecorder: Sendable {
             $0.lastError = description
         }
     }
+
+    /// A driver's stream is open (counted once per driver).
+    func streamOpened() { self.state.withLock { $0.streamsOpen += 1 } }
+
+    var streamsOpenCount: Int { self.state.withLock { $0.streamsOpen } }
 
     func completed() { self.state.withLock { $0.completedByDrivers += 1 } }
 

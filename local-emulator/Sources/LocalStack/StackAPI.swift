@@ -35,7 +35,8 @@ public struct StackAPI: Sendable {
         json: JSONValue? = nil,
         token: String? = nil,
         headers: [(String, String)] = [],
-        rawBody: Data? = nil
+        rawBody: Data? = nil,
+        timeout: TimeAmount = .seconds(30)
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: self.baseURL + path)
         request.method = method
@@ -45,7 +46,7 @@ public struct StackAPI: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: body))
         }
-        let response = try await self.httpClient.execute(request, timeout: .seconds(30))
+        let response = try await self.httpClient.execute(request, timeout: timeout)
         let body = try await response.body.collect(upTo: 8 << 20)
         let json = body.readableBytes == 0 ? JSONValue.null : try JSONDecoder().decode(JSONValue.self, from: body)
         return Reply(

@@ -7,6 +7,12 @@ extension Engine {
     func enqueueEvents(_ events: [JSON]) {
         guard !events.isEmpty else { return }
         let types = events.compactMap { $0["type"]?.stringValue }
+        if let size = options.webhookBatchSize, size > 0, events.count > size {
+            for start in stride(from: 0, to: events.count, by: size) {
+                enqueueEvents(Array(events[start..<min(start + size, events.count)]))
+            }
+            return
+        }
         guard let rule = faults.webhookFault(eventTypes: types, now: now) else {
             webhooks.schedule(pendingAttempt(events))
             return
@@ -77,7 +83,14 @@ extension Engine {
     }
 
     /// Logs an attempt's result and schedules a retry when the receiver failed.
-    func recordAttempt(_ attempt: PendingAttempt, status: Int?, error: String?, configured: Bool) {
+    func recordAttempt(
+        _ attempt: PendingAttempt,
+        status: Int?,
+        error: String?,
+        configured: Bool,
+        milliseconds: Double? = nil
+    ) {
+        if status != nil, let milliseconds { webhooks.roundTrips.append(milliseconds) }
         let outcome: WebhookDelivery.Outcome
         if !configured {
             outcome = .notConfigured
@@ -93,6 +106,28 @@ extension Engine {
             outcome = .failed
         }
         webhooks.log.append(record(attempt, status: status, error: error, outcome: outcome))
+        if let limit = options.webhookLogLimit, webhooks.log.count > limit + limit / 4 {
+            // Trimmed in batches, not one element per attempt (each removal moves the whole array).
+            webhooks.log.removeFirst(webhooks.log.count - limit)
+        }
+    }
+
+    /// Every trip in brief (`GET /_emulator/trips`): id, device, status and the metadata's `order_id` and `leg`,
+    /// for tools that check a city's trips without exporting the whole state (megabytes at thousands of devices).
+    func tripSummaries() -> JSON {
+        .array(
+            state.trips.values.sorted { $0.id < $1.id }.map { trip in
+                [
+                    "id": .string(trip.id), "device_id": .string(trip.deviceID), "status": .string(trip.status.rawValue),
+                    "order_id": trip.metadata["order_id"] ?? .null, "leg": trip.metadata["leg"] ?? .null,
+                ]
+            })
+    }
+
+    /// The acknowledgement round trips from index `after` on, and how many there are in all.
+    func roundTrips(after: Int) -> (total: Int, milliseconds: [Double]) {
+        let all = webhooks.roundTrips
+        return (all.count, after < all.count ? Array(all[max(after, 0)...]) : [])
     }
 
     func record(_ attempt: PendingAttempt, status: Int?, error: String?, outcome: WebhookDelivery.Outcome)

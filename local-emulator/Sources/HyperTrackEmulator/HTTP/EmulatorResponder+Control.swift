@@ -43,6 +43,16 @@ extension EmulatorResponder {
                 status: 200)
         case ("trips", 3, "POST") where s[2] == "maneuvers":
             return Self.json(try await engine.addManeuver(tripID: String(s[1]), body: try call.json()), status: 201)
+        case ("webhooks", 2, "GET") where s[1] == "round-trips":
+            let after = call.query("after").map { Int($0) } ?? 0
+            guard let after, after >= 0 else { throw .invalid("after", "a non-negative integer") }
+            let (total, milliseconds) = await engine.roundTrips(after: after)
+            return Self.json(
+                ["total": .number(Double(total)), "milliseconds": .array(milliseconds.map(JSON.number))],
+                status: 200
+            )
+        case ("trips", 1, "GET"):
+            return Self.json(["data": await engine.tripSummaries()], status: 200)
         case ("webhooks", 1, "GET"):
             return Self.json(["data": .array(await engine.deliveryLog().map(\.json))], status: 200)
         case ("faults", 1, "GET"):

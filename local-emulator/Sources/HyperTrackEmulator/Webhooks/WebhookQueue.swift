@@ -6,6 +6,9 @@ struct WebhookQueue: Sendable {
     var scheduled: [PendingAttempt] = []
     var held: (attempt: PendingAttempt, heldAt: Date)?
     var log: [WebhookDelivery] = []
+    /// Real milliseconds from sending each answered attempt to its reply's end, in attempt order: the receiver's
+    /// acknowledgement latency as the sender sees it (`GET /_emulator/webhooks/round-trips`).
+    var roundTrips: [Double] = []
 
     init(seed: UInt64) { self.random = SplitMix64(seed: seed ^ 0x5745_4248_4F4F_4B53) }
 

@@ -1,0 +1,85 @@
+import Foundation
+import HyperTrackEmulator
+import Testing
+
+@Suite("Webhook batching, round-trip timings and the bounded log", .timeLimit(.minutes(2)))
+struct WebhookBatchTests {
+    @Test(
+        "with webhookBatchSize 2, five phones placed in one step arrive as deliveries of at most 2 events, all of them"
+    )
+    func batches() async throws {
+        try await withEmulator(configure: {
+            quiet(&$0)
+            $0.options.webhookBatchSize = 2
+        }) { emulator, client, receiver in
+            var webhooks = receiver.stream.makeAsyncIterator()
+            for index in 0..<5 {
+                await emulator.registerDevice(id: "D\(index)", longitude: 13.4, latitude: 52.5, tracking: true)
+            }
+            try await client.advance(0)
+            let log = await emulator.webhookDeliveries()
+            let received = await webhooks.next(log.count)
+            #expect(log.count >= 3, "5 phones' first reports need at least 3 deliveries of 2 (got \(log.count))")
+            #expect(received.allSatisfy { $0.events.count <= 2 })
+            let devices = Set(received.flatMap { $0.events.compactMap { $0["device_id"] as? String } })
+            #expect(devices == Set((0..<5).map { "D\($0)" }), "no event was lost by the split")
+        }
+    }
+
+    @Test("every answered attempt is timed: round-trips lists them, after=N only the later ones")
+    func roundTrips() async throws {
+        try await withEmulator(configure: quiet) { emulator, client, receiver in
+            var webhooks = receiver.stream.makeAsyncIterator()
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
+            await receiver.script.answer(next: [500])
+            _ = try await client.createTrip(device: "D1", to: nil)
+            try await client.advance(20)
+            _ = await webhooks.next(2)
+            let all = try await client.get("/_emulator/webhooks/round-trips").object
+            #expect(all["total"] as? Double == 2, "the 500 and the retry's 200: both answered")
+            let milliseconds = try #require(all["milliseconds"] as? [Double])
+            #expect(milliseconds.count == 2 && milliseconds.allSatisfy { $0 > 0 })
+            let later = try await client.get("/_emulator/webhooks/round-trips?after=1").object
+            #expect((later["milliseconds"] as? [Double])?.count == 1)
+            #expect(try await client.get("/_emulator/webhooks/round-trips?after=-1").status == 400)
+        }
+    }
+
+    @Test("webhookLogLimit bounds the log, keeping the newest attempts")
+    func boundedLog() async throws {
+        try await withEmulator(configure: {
+            quiet(&$0)
+            $0.options.webhookBatchSize = 1
+            $0.options.webhookLogLimit = 4
+        }) { emulator, client, _ in
+            for index in 0..<10 {
+                await emulator.registerDevice(id: "D\(index)", longitude: 13.4, latitude: 52.5, tracking: true)
+            }
+            // The advance returns once every attempt it made was answered.
+            try await client.advance(0)
+            let total = try await client.get("/_emulator/webhooks/round-trips").object["total"] as? Double
+            #expect((total ?? 0) >= 10, "one delivery per event, each timed")
+            let log = await emulator.webhookDeliveries()
+            #expect(log.count <= 5, "trimmed back to 4 once it passes 5 (got \(log.count))")
+            #expect(log.last?.eventTypes.count == 1)
+        }
+    }
+
+    @Test("GET /_emulator/trips lists every trip in brief with its metadata's order and leg")
+    func tripSummaries() async throws {
+        try await withEmulator(configure: quiet) { emulator, client, _ in
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
+            _ = try await client.createTrip(
+                device: "D1",
+                to: nil,
+                metadata: #"{"order_id": "o-1", "leg": "pickup"}"#
+            )
+            let trips = try await client.get("/_emulator/trips").object["data"] as? [[String: Any]]
+            #expect(trips?.count == 1)
+            #expect(trips?.first?["device_id"] as? String == "D1")
+            #expect(trips?.first?["status"] as? String == "active")
+            #expect(trips?.first?["order_id"] as? String == "o-1")
+            #expect(trips?.first?["leg"] as? String == "pickup")
+        }
+    }
+}

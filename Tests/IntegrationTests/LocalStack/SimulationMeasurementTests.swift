@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+@testable import LocalStack
+
+/// The simulation's pure parts: the event-stream parser its drivers read offers with, the quantiles of its report,
+/// the pending-deliveries plot and the `/proc` parsing of its resource samples.
+@Suite("Simulation measurements: stream parsing, quantiles, plot, /proc")
+struct SimulationMeasurementTests {
+    @Test("frames split across chunks come out whole, with name, id, joined data and comments")
+    func parsesServerSentEvents() {
+        var parser = ServerSentEvent.Parser()
+        #expect(
+            parser.feed(": connected\n\nevent: offer.new\nid: 4") == [ServerSentEvent(data: "", comment: "connected")]
+        )
+        let events = parser.feed("2\ndata: {\"order\":\r\ndata: 1}\r\n\r\n: heartbeat\n\nevent: x\n")
+        #expect(
+            events == [
+                ServerSentEvent(name: "offer.new", id: "42", data: "{\"order\":\n1}"),
+                ServerSentEvent(data: "", comment: "heartbeat"),
+            ]
+        )
+        #expect(parser.feed("data:no space\n\n") == [ServerSentEvent(name: "x", data: "no space")])
+        #expect(parser.feed("\n\n").isEmpty, "an empty frame is no event")
+    }
+
+    @Test("quantiles are nearest-rank: p50 of 1...100 is 50, p99 is 99, max 100; none is no samples")
+    func percentiles() {
+        let p = Percentiles((1...100).map(Double.init).shuffled())
+        #expect(p.count == 100)
+        #expect(p.p50 == 50)
+        #expect(p.p99 == 99)
+        #expect(p.max == 100)
+        let one = Percentiles([7])
+        #expect(one.p50 == 7 && one.p99 == 7 && one.max == 7)
+        #expect(Percentiles([]).text == "no samples")
+    }
+
+    @Test("the plot is SVG whose line runs from the first sample to the last, scaled to the axes, title escaped")
+    func plot() throws {
+        let svg = PendingPlot.svg(
+            [.init(seconds: 0, pending: 0), .init(seconds: 5, pending: 40), .init(seconds: 10, pending: 20)],
+            title: "a < b & c",
+            width: 200,
+            height: 100
+        )
+        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(svg.contains("a &lt; b &amp; c"))
+        #expect(!svg.contains("a < b"))
+        // Plot area: x from 56 to 184 (200 - 56 - 16 = 128 wide), y from 28 to 64 (100 - 28 - 36 = 36 high).
+        #expect(svg.contains("points=\"56.0,64.0 120.0,28.0 184.0,46.0\""))
+        #expect(svg.contains(">40</text>"), "the y axis is labelled with the maximum")
+        #expect(svg.hasSuffix("</svg>\n"))
+        #expect(svg.components(separatedBy: "<polyline").count == 2, "one line")
+    }
+
+    @Test("an empty series still draws a valid, empty plot")
+    func emptyPlot() {
+        let svg = PendingPlot.svg([], title: "nothing")
+        #expect(svg.contains("points=\"\""))
+        #expect(svg.hasSuffix("</svg>\n"))
+    }
+
+    @Test("/proc parsing: VmRSS in KiB; utime + stime after the command name, even one with spaces and parentheses")
+    func procParsing() throws {
+        let status = "Name:\tx\nVmPeak:\t  9000 kB\nVmRSS:\t   12345 kB\nThreads:\t4\n"
+        let stat = "4242 (a (weird) name) S 1 4242 4242 0 -1 4194304 100 0 0 0 250 150 0 0 20 0 4 0 1 2 3"
+        let usage = try ProcessUsage.parse(status: status, stat: stat, ticksPerSecond: 100)
+        #expect(usage == ProcessUsage(residentKiB: 12345, cpuSeconds: 4))
+        #expect(throws: LocalStackError.self) {
+            try ProcessUsage.parse(status: "Name: x\n", stat: stat, ticksPerSecond: 100)
+        }
+        #expect(throws: LocalStackError.self) {
+            try ProcessUsage.parse(status: status, stat: "1 (x) S 1", ticksPerSecond: 100)
+        }
+    }
+
+    @Test("this process's own usage reads from /proc")
+    func ownUsage() throws {
+        let usage = try ProcessUsage.read(pid: getpid())
+        #expect(usage.residentKiB > 1000)
+        #expect(usage.cpuSeconds > 0)
+    }
+
+    @Test("a watched process's report: start, end and peak memory, CPU per wall second; an unreadable one says why")
+    func processReport() {
+        let start = ContinuousClock.now
+        var state = SimulationSampler.State()
+        state.first["api"] = ProcessUsage(residentKiB: 1024, cpuSeconds: 1)
+        state.last["api"] = ProcessUsage(residentKiB: 2048, cpuSeconds: 3)
+        state.peakKiB["api"] = 4096
+        state.firstAt["api"] = start
+        state.lastAt["api"] = start + .seconds(4)
+        state.failures["gone"] = "pid 1: no such file"
+        let reports = ProcessReport.reports(
+            state,
+            processes: [MeasuredProcess(name: "api", pid: 1), MeasuredProcess(name: "gone", pid: 2)]
+        )
+        #expect(reports[0].text == "api: RSS 1 MiB at the start, 2 MiB at the end, peak 4 MiB; CPU 50% of a core")
+        #expect(reports[1].text == "gone: not measured (pid 1: no such file)")
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import HyperTrackAPI
+import NIOHTTP1
+
+extension CitySimulation {
+    /// What a pushed driver is doing: waiting for offers, or on a ride (and how far it got).
+    struct Shift: Sendable {
+        var order: String?
+        var acceptedAt: ContinuousClock.Instant?
+        var measured = false
+        /// The last action sent for the ride (`start`, `complete`), so a repeated status does not repeat it.
+        var lastAction: String?
+        /// When the ride's status was last confirmed (an event or a read), for the fallback read.
+        var confirmedAt = ContinuousClock.now
+        var answered = Set<String>()
+    }
+
+    /// A driver's shift as the app lives it: hold `GET /v1/events` and act on what it pushes. `offer.new` is
+    /// answered after a think time (ignore, decline or accept, from the driver's seeded stream) and recorded as the
+    /// order's offer sighting when its bytes arrived; on a ride, the order's `order.status` events drive the steps
+    /// (`REACHED_PICKUP` → start, `REACHED_DROPOFF` → complete). A stream the server ends is reopened after the last
+    /// event id seen (nothing is missed). Should a ride's status go quiet for ``Configuration/rideCheckInterval``,
+    /// the next heartbeat reads the order once (an app's safety net; it should never be what moves a ride).
+    func listen(_ driver: Driver, token: String, api: SimulationClient, events: EventStreamClient) async {
+        let c = self.configuration
+        var random = SeededGenerator(seed: c.seed, stream: 1000 + UInt64(driver.index))
+        var shift = Shift()
+        var lastEventID: String?
+        var opened = false
+        while !Task.isCancelled {
+            do {
+                try await events.listen(token: token, lastEventID: lastEventID) { event, arrived in
+                    if !opened {
+                        opened = true
+                        self.recorder.streamOpened()
+                    }
+                    if let id = event.id { lastEventID = id }
+                    try await self.handle(
+                        event,
+                        arrived: arrived,
+                        shift: &shift,
+                        random: &random,
+                        token: token,
+                        api: api
+                    )
+                }
+            } catch {
+                if Task.isCancelled { return }
+                self.recorder.error("driver \(driver.index) stream: \(error)")
+                // The app's reconnect back-off: its own clock.
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    /// One pushed event of a driver's stream.
+    func handle(
+        _ event: ServerSentEvent,
+        arrived: ContinuousClock.Instant,
+        shift: inout Shift,
+        random: inout SeededGenerator,
+        token: String,
+        api: SimulationClient
+    ) async throws {
+        let c = self.configuration
+        switch event.name {
+        case "offer.new":
+            let body = try JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
+            guard let order = body["order"]["id"].stringValue else { return }
+            self.recorder.offerSeen(order, at: arrived)
+            guard shift.order == nil, shift.answered.insert(order).inserted else { return }
+            let roll = Double.random(in: 0..<1, using: &random)
+            let think = Double.random(in: c.thinkSeconds, using: &random)
+            if roll < c.ignoreShare { return }
+            // The simulated driver's think time: the clock of the behaviour being simulated.
+            try await Task.sleep(for: .seconds(think))
+            let action = roll < c.ignoreShare + c.declineShare ? "decline" : "accept"
+            let answer = try await api.send(.POST, "/v1/orders/\(order)/\(action)", token: token)
+            // 409: the offer expired or another driver was first; both are part of the game.
+            guard answer.status == 200 else {
+                if answer.status != 409 { self.recorder.error("\(action): \(answer.status) \(answer.json)") }
+                return
+            }
+            if action == "accept" {
+                shift.order = order
+                shift.acceptedAt = ContinuousClock.now
+                shift.measured = false
+                shift.lastAction = nil
+                shift.confirmedAt = ContinuousClock.now
+            }
+        case "order.status":
+            let body = try JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
+            guard let order = body["order"]["id"].stringValue, order == shift.order,
+                let status = body["order"]["status"].stringValue
+            else { return }
+            try await self.step(status, at: arrived, shift: &shift, token: token, api: api)
+        default:
+            // A heartbeat (or an event of no interest): the safety net for a ride whose status went quiet.
+            guard let order = shift.order, ContinuousClock.now - shift.confirmedAt >= c.rideCheckInterval else {
+                return
+            }
+            let view = try await api.send(.GET, "/v1/orders/\(order)", token: token)
+            if let status = view.json["status"].stringValue {
+                try await self.step(status, at: ContinuousClock.now, shift: &shift, token: token, api: api)
+            }
+        }
+    }
+
+    /// The ride's status as the driver learned it: measure accept → first status past `ACCEPTED`, start at the
+    /// pickup, complete at the drop-off, and go back to waiting once the order is final.
+    func step(
+        _ status: String,
+        at instant: ContinuousClock.Instant,
+        shift: inout Shift,
+        token: String,
+        api: SimulationClient
+    ) async throws {
+        guard let order = shift.order else { return }
+        shift.confirmedAt = ContinuousClock.now
+        if !shift.measured && status != "ACCEPTED", let accepted = shift.acceptedAt {
+            shift.measured = true
+            self.recorder.pickingUp(after: SimulationClient.milliseconds(instant - accepted))
+        }
+        let action: String
+        switch status {
+        case "COMPLETED", "CANCELLED":
+            if status == "COMPLETED" { self.recorder.completed() }
+            let answered = shift.answered
+            shift = Shift()
+            shift.answered = answered
+            return
+        case "REACHED_PICKUP": action = "start"
+        case "REACHED_DROPOFF": action = "complete"
+        default: return
+        }
+        guard shift.lastAction != action else { return }
+        shift.lastAction = action
+        let reply = try await api.send(.POST, "/v1/orders/\(order)/\(action)", token: token)
+        guard reply.status == 200 else {
+            self.recorder.error("\(action) \(order): \(reply.status) \(reply.json)")
+            return
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import PostgresNIO
+
+extension CitySimulation {
+    /// Trigger lag of one function over the rides: commit (or a timer's due time) → delivery done, from the
+    /// runtime's `done` table. It includes the handler's own run and any retries, so it bounds what `trigger-bench`
+    /// calls lag (commit → handler start) from above.
+    struct FunctionLag: Sendable {
+        var function: String
+        var count: Int
+        var p50: Double
+        var p99: Double
+        var max: Double
+    }
+
+    /// What the database says about the rides, read once they are over.
+    struct DatabaseMeasurements: Sendable {
+        /// Arrival webhook stored → order `REACHED_*` written, in milliseconds, one per arrival of this run's orders.
+        var arrivalToReached: [Double] = []
+        var lags: [FunctionLag] = []
+        var sizeBefore: Int64 = 0
+        var sizeAfter: Int64 = 0
+        /// The webhook acknowledgements of the rides as the emulator (the sender) timed them, in milliseconds.
+        var webhookRoundTrips: [Double] = []
+    }
+
+    /// Samples the pending deliveries and the watched processes every ``Configuration/sampleInterval`` until
+    /// cancelled (the rides' end).
+    func sample(into sampler: SimulationSampler, from start: ContinuousClock.Instant) async {
+        let c = self.configuration
+        while !Task.isCancelled {
+            sampler.sample(c.processes)
+            do {
+                let pending = try await self.count(
+                    "SELECT count(*)::int FROM trigger_runtime.deliveries WHERE status = 'ready'"
+                )
+                sampler.pending(pending, at: Self.seconds(ContinuousClock.now - start))
+            } catch {
+                if Task.isCancelled { return }
+                self.recorder.error("sampling pending deliveries: \(error)")
+            }
+            // The sampling clock: a series over time is what is asked for.
+            try? await Task.sleep(for: c.sampleInterval)
+        }
+    }
+
+    /// `pg_database_size` of the stack's database, in bytes.
+    func databaseSize() async throws -> Int64 {
+        let rows = try await self.database.query(
+            "SELECT pg_database_size(current_database())::int8",
+            logger: self.logger
+        )
+        for try await size in rows.decode(Int64.self) { return size }
+        return 0
+    }
+
+    /// Arrival → `REACHED_*` for `orders`: each `destination_arrival` webhook event of one of their legs' trips (its
+    /// first receipt), to the first `order.status` event of the order with the status that arrival leads to (the
+    /// event log's time is the writing transaction's).
+    func arrivalToReached(orders: [String]) async throws -> [Double] {
+        let ids = orders.compactMap(UUID.init(uuidString:))
+        let rows = try await self.database.query(
+            """
+            SELECT (extract(epoch FROM r.reached - a.received) * 1000)::float8
+            FROM order_legs l
+            JOIN LATERAL (
+                SELECT min(w.received_at) AS received FROM webhook_events w
+                WHERE w.trip_id = l.trip_id AND w.type = 'trip' AND w.value = 'destination_arrival'
+            ) a ON a.received IS NOT NULL
+            JOIN LATERAL (
+                SELECT min(e.created_at) AS reached FROM order_events e
+                WHERE e.order_id = l.order_id AND e.kind = 'order.status'
+                  AND e.payload -> 'order' ->> 'status'
+                      = CASE l.leg WHEN 'pickup' THEN 'REACHED_PICKUP' ELSE 'REACHED_DROPOFF' END
+            ) r ON r.reached IS NOT NULL
+            WHERE l.order_id = ANY(\(ids))
+            """,
+            logger: self.logger
+        )
+        var values: [Double] = []
+        for try await value in rows.decode(Double.self) { values.append(value) }
+        return values
+    }
+
+    /// Trigger lag per function for deliveries done between `start` and `end` (the database's clock).
+    func triggerLags(from start: Date, to end: Date) async throws -> [FunctionLag] {
+        let rows = try await self.database.query(
+            """
+            SELECT function_name, count(*)::int,
+                   percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::float8,
+                   percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::float8,
+                   max(ms)::float8
+            FROM (
+                SELECT function_name, extract(epoch FROM done_at - committed_at) * 1000 AS ms
+                FROM trigger_runtime.done WHERE done_at >= \(start) AND done_at < \(end)
+            ) d
+            GROUP BY function_name ORDER BY function_name
+            """,
+            logger: self.logger
+        )
+        var lags: [FunctionLag] = []
+        for try await (function, count, p50, p99, max) in rows.decode((String, Int, Double, Double, Double).self) {
+            lags.append(FunctionLag(function: function, count: count, p50: p50, p99: p99, max: max))
+        }
+        return lags
+    }
+}

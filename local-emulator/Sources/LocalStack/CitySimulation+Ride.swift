@@ -1,0 +1,93 @@
+import Foundation
+
+extension CitySimulation {
+    /// The rides phase of a run: when it began and ended, the booked orders, whether all ended in time.
+    struct Ride: Sendable {
+        var setupSeconds: Double
+        var rideSeconds: Double
+        var startedAt: Date
+        var endedAt: Date
+        var orders: [String]
+        var reachedEnd: Bool
+        /// Requests made while setting up (excluded from the rides' requests per second).
+        var requestsBefore: Int
+    }
+
+    /// What is read before the rides so that the report counts only theirs.
+    struct Baseline: Sendable {
+        var databaseBytes: Int64
+        var roundTrips: Int
+    }
+
+    func baseline(emulator: EmulatorControl) async throws -> Baseline {
+        Baseline(
+            databaseBytes: try await self.databaseSize(),
+            roundTrips: try await emulator.roundTrips(after: .max).total
+        )
+    }
+
+    /// The drivers at work (listening to their streams, or polling), then, once every stream is open, the bookings
+    /// and the sampler, until every ride is final or the deadline.
+    func ride(
+        drivers: [(Driver, String)],
+        bookings: [Booking],
+        riders: [SignInFlow.Session],
+        api: SimulationClient,
+        events: EventStreamClient?,
+        sampler: SimulationSampler,
+        started: ContinuousClock.Instant
+    ) async throws -> Ride {
+        let c = self.configuration
+        return try await withThrowingTaskGroup(of: Void.self) { city in
+            for (driver, token) in drivers {
+                city.addTask {
+                    if let events {
+                        await self.listen(driver, token: token, api: api, events: events)
+                    } else {
+                        await self.work(driver, token: token, api: api)
+                    }
+                }
+            }
+            defer { city.cancelAll() }
+            if events != nil {
+                // An offer pushed before its driver listens would never be seen: book once every stream is open.
+                try await eventually(
+                    "an open event stream for each of the \(drivers.count) drivers",
+                    timeout: c.setupDeadline
+                ) {
+                    self.recorder.streamsOpenCount >= drivers.count
+                }
+            }
+            let setUp = ContinuousClock.now
+            let startedAt = Date()
+            self.say(
+                String(format: "set up in %.1f s; booking", Self.seconds(setUp - started))
+                    + " \(bookings.count) rides at \(c.rate)/s, offers by \(c.offers.rawValue)"
+            )
+            let requestsBefore = self.recorder.snapshot.routes.values.reduce(0) { $0 + $1.count }
+            city.addTask { try await self.book(bookings, riders: riders, api: api) }
+            city.addTask { await self.sample(into: sampler, from: setUp) }
+            let (orders, end) = try await self.watch(from: setUp)
+            return Ride(
+                setupSeconds: Self.seconds(setUp - started),
+                rideSeconds: Self.seconds(ContinuousClock.now - setUp),
+                startedAt: startedAt,
+                endedAt: Date(),
+                orders: orders,
+                reachedEnd: end,
+                requestsBefore: requestsBefore
+            )
+        }
+    }
+
+    /// What the database and the emulator measured over the rides.
+    func measurements(of ride: Ride, before: Baseline, emulator: EmulatorControl) async throws -> DatabaseMeasurements {
+        var measured = DatabaseMeasurements()
+        measured.arrivalToReached = try await self.arrivalToReached(orders: ride.orders)
+        measured.lags = try await self.triggerLags(from: ride.startedAt, to: ride.endedAt)
+        measured.sizeBefore = before.databaseBytes
+        measured.sizeAfter = try await self.databaseSize()
+        measured.webhookRoundTrips = try await emulator.roundTrips(after: before.roundTrips).milliseconds
+        return measured
+    }
+}

@@ -1,0 +1,53 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// `GET /v1/events` as a driver app holds it: one long-lived request per driver, its body read as server-sent
+/// events. Its own HTTP client: every driver holds a connection for the whole run, so the pool must allow one per
+/// driver (the shared client's few connections per host would queue the streams behind each other).
+struct EventStreamClient: Sendable {
+    let baseURL: String
+    let http: HTTPClient
+
+    /// A client that holds up to `streams` connections to the API at once.
+    init(baseURL: String, streams: Int) {
+        self.baseURL = baseURL
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: max(streams + 16, 64)
+        )
+        configuration.timeout = .init(connect: .seconds(30), read: nil)
+        self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    func shutdown() async throws { try await self.http.shutdown() }
+
+    /// Opens the caller's stream (resuming after `lastEventID` when given) and calls `receive` with each event and
+    /// the instant its bytes arrived, until the server ends the stream (it bounds every stream's life) or the task
+    /// is cancelled. Throws when the API refuses the stream or the connection fails.
+    func listen(
+        token: String,
+        lastEventID: String?,
+        _ receive: (ServerSentEvent, ContinuousClock.Instant) async throws -> Void
+    ) async throws {
+        var request = HTTPClientRequest(url: self.baseURL + "/v1/events")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Accept", value: "text/event-stream")
+        if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
+        // The request's deadline covers the body too: a stream lives until the server closes it or the run ends.
+        let response = try await self.http.execute(request, timeout: .hours(24))
+        guard response.status == .ok else {
+            let body = try? await response.body.collect(upTo: 1 << 16)
+            throw LocalStackError.unexpectedReply(
+                "GET /v1/events: \(response.status.code) \(body.map { String(buffer: $0) } ?? "")"
+            )
+        }
+        var parser = ServerSentEvent.Parser()
+        for try await chunk in response.body {
+            let arrived = ContinuousClock.now
+            for event in parser.feed(String(buffer: chunk)) { try await receive(event, arrived) }
+        }
+    }
+}
