@@ -20,6 +20,8 @@ extension CitySimulation {
         /// This run's trips on the emulator (two per completed ride: pickup and drop-off).
         public var trips: Int
         public var invariants: [Invariant]
+        /// What went wrong on purpose meanwhile (``SimulationChaos/lines``), set by the caller after the run.
+        public var chaos: [String] = []
 
         /// Rides booked, and how many a driver completed.
         public var booked: Int { self.orders.count }
@@ -82,6 +84,7 @@ extension CitySimulation {
                     "| `\(route)` | \(p.count) | " + String(format: "%.1f | %.1f | %.1f |", p.p50, p.p99, p.max)
                 )
             }
+            if !self.chaos.isEmpty { lines += [""] + self.chaos }
             lines.append("")
             lines.append("Invariants (each must be 0; \(self.trips) HyperTrack trips of this run checked):")
             lines.append("")

@@ -59,7 +59,7 @@ public struct CitySimulation: Sendable {
     /// Runs the city to the end (every ride final, or the deadline) and returns the report.
     public func run() async throws -> Report {
         let c = self.configuration
-        let api = SimulationClient(api: StackAPI(baseURL: c.apiURL), recorder: self.recorder)
+        let api = SimulationClient(api: StackAPI(baseURL: c.apiURL), recorder: self.recorder, codes: c.codes)
         let emulator = EmulatorControl(baseURL: c.emulatorURL)
         let (drivers, bookings) = self.plan()
         let started = ContinuousClock.now
@@ -106,6 +106,7 @@ public struct CitySimulation: Sendable {
                     city.addTask { await self.work(driver, token: session.accessToken, api: api) }
                 }
                 city.addTask { try await self.book(bookings, riders: riderSessions, api: api) }
+                if let chaos = c.duringRides { city.addTask { await chaos() } }
                 defer { city.cancelAll() }
                 return try await self.watch(from: setUp)
             }
