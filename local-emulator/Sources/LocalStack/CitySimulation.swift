@@ -67,7 +67,14 @@ public struct CitySimulation: Sendable {
             if c.clockStep > 0 {
                 clock.addTask {
                     while !Task.isCancelled {
-                        try await emulator.advance(seconds: c.clockStep)
+                        do {
+                            try await emulator.advance(seconds: c.clockStep)
+                        } catch {
+                            // A step that failed (its webhooks met an API that was down) must not stop the clock
+                            // for the rest of the run: the next step tries again.
+                            if Task.isCancelled { return }
+                            self.recorder.error("emulator clock step: \(error)")
+                        }
                         // The pace of the emulated clock (one step per interval): the clock itself.
                         try await Task.sleep(for: c.clockInterval)
                     }
