@@ -18,7 +18,8 @@ struct SimulationChaosTests {
             city.rides = 200
             city.rate = 8
             city.seed = 19
-            city.radiusMeters = 1500
+            // Short rides: a ride's real time is its emulated steps, each waiting for its webhook delivery's answer.
+            city.radiusMeters = 800
             city.clockStep = 30
             city.clockInterval = .milliseconds(100)
             city.offerPollInterval = .milliseconds(300)

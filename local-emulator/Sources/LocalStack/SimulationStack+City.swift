@@ -44,7 +44,7 @@ extension SimulationStack {
     var lines: [String] {
         [
             "Stack: this build's processes, started by simulate: PostgreSQL (embedded, fsync off), `hypertrack-emulator` "
-                + "(manual clock), 1 `serve --api-only`, \(self.configuration.workers) `serve --worker-only`; settings "
+                + "(manual clock, a step every \(self.configuration.emulatorTickInterval) emulated s), 1 `serve --api-only`, \(self.configuration.workers) `serve --worker-only`; settings "
                 + self.configuration.settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 .joined(separator: ", ") + "."
         ]

@@ -22,6 +22,10 @@ public final class SimulationStack: Sendable {
         public var settings: [String: String] = Self.tunedSettings
         /// The emulator's seed (its ids and fault draws).
         public var emulatorSeed: UInt64 = 1
+        /// Emulated seconds between the emulator's simulation steps (a driving phone's location reports). Each step
+        /// sends a webhook delivery the clock's advance waits for, so a ride's real time grows with the steps it
+        /// takes: 10 halves them against the emulator's default of 5.
+        public var emulatorTickInterval = 10.0
         /// Scratch folder for PostgreSQL's data and the logs; `nil`: a new one under the temporary folder, removed
         /// at the end.
         public var directory: String?
@@ -160,6 +164,7 @@ public final class SimulationStack: Sendable {
                 "--port", String(self.emulatorURL.split(separator: ":").last ?? ""), "--clock-rate", "0",
                 "--account-id", Self.accountID, "--secret-key", Self.secretKey, "--webhook-url", webhookURL,
                 "--webhook-secret", Self.webhookSecret, "--seed", "\(self.configuration.emulatorSeed)",
+                "--tick-interval", "\(self.configuration.emulatorTickInterval)",
                 "--log-level", "warning", "--create-devices",
             ],
             environment: [:],
