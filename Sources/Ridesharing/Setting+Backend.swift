@@ -181,8 +181,9 @@ extension Setting {
     )
 
     static let backend: [Setting] = [
-        .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackTimeout, .hyperTrackWebhookPathSecrets,
-        .hyperTrackWebhookSecret, .hyperTrackAcceptUnsigned, .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
+        .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackTimeout,
+        .hyperTrackWebhookPathSecrets, .hyperTrackWebhookSecret, .hyperTrackAcceptUnsigned,
+        .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
         .httpHost, .httpPort, .metricsPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep,
         .dispatchMaxRadius,
         .dispatchOfferCount, .dispatchOfferTTL, .dispatchWindow, .dispatchMaxPositionAge, .dispatchUseNearbyAPI,

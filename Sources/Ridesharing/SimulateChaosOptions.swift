@@ -9,7 +9,10 @@ struct SimulateChaosOptions: ParsableArguments {
     @Option(help: "Worker processes of the own stack.")
     var workers = 2
 
-    @Option(help: "Keep the own stack's PostgreSQL data and process logs in this folder (default: a temporary one, removed).")
+    @Option(
+        help:
+            "Keep the own stack's PostgreSQL data and process logs in this folder (default: a temporary one, removed)."
+    )
     var stackDirectory: String?
 
     @Flag(help: "Turn on the standard chaos (the flags below give each part's defaults).")
@@ -33,7 +36,9 @@ struct SimulateChaosOptions: ParsableArguments {
     /// The chaos the flags ask for: the standard set under `--chaos`, each flag overriding its part.
     var configuration: SimulationChaos.Configuration {
         var chaos = self.chaos ? SimulationChaos.Configuration.standard : SimulationChaos.Configuration()
-        if let every = self.killWorkerEvery { chaos.workerKillInterval = every > 0 ? .milliseconds(Int(every * 1000)) : nil }
+        if let every = self.killWorkerEvery {
+            chaos.workerKillInterval = every > 0 ? .milliseconds(Int(every * 1000)) : nil
+        }
         if let after = self.restartPostgresAfter {
             chaos.postgresRestartAfter = after > 0 ? .milliseconds(Int(after * 1000)) : nil
         }
@@ -44,14 +49,23 @@ struct SimulateChaosOptions: ParsableArguments {
 
     func validate() throws {
         guard (1...16).contains(self.workers) else { throw ValidationError("--workers must be in 1...16") }
-        for (name, value) in [("--kill-worker-every", self.killWorkerEvery), ("--restart-postgres-after", self.restartPostgresAfter)] {
-            if let value, value < 0 || value > 86_400 { throw ValidationError("\(name) must be in 0...86400 seconds (0: off)") }
+        for (name, value) in [
+            ("--kill-worker-every", self.killWorkerEvery), ("--restart-postgres-after", self.restartPostgresAfter),
+        ] {
+            if let value, value < 0 || value > 86_400 {
+                throw ValidationError("\(name) must be in 0...86400 seconds (0: off)")
+            }
         }
-        for (name, value) in [("--hypertrack-failures", self.hypertrackFailures), ("--webhook-faults", self.webhookFaults)] {
+        for (name, value) in [
+            ("--hypertrack-failures", self.hypertrackFailures), ("--webhook-faults", self.webhookFaults),
+        ] {
             if let value, !(0...0.9).contains(value) { throw ValidationError("\(name) must be a share in 0...0.9") }
         }
-        if self.killWorkerEvery.map({ $0 > 0 }) == true || (self.chaos && self.killWorkerEvery == nil), self.workers < 2 {
-            throw ValidationError("killing workers needs --workers 2 or more (one keeps running while the other restarts)")
+        if self.killWorkerEvery.map({ $0 > 0 }) == true || (self.chaos && self.killWorkerEvery == nil), self.workers < 2
+        {
+            throw ValidationError(
+                "killing workers needs --workers 2 or more (one keeps running while the other restarts)"
+            )
         }
     }
 }

@@ -136,7 +136,12 @@ public final class SimulationChaos: Sendable {
                 try await Task { try await self.stack.crashWorker(index, generation: current) }.value
                 let back = CitySimulation.seconds(ContinuousClock.now - killed)
                 self.record(
-                    String(format: "+%.1f s: worker-%d SIGKILLed, a new one listening %.1f s later", CitySimulation.seconds(killed - started), index, back)
+                    String(
+                        format: "+%.1f s: worker-%d SIGKILLed, a new one listening %.1f s later",
+                        CitySimulation.seconds(killed - started),
+                        index,
+                        back
+                    )
                 ) { $0.kills.append(back) }
             } catch {
                 self.record("worker-\(index) kill/restart failed: \(error)") { $0.errors.append("\(error)") }
@@ -156,7 +161,11 @@ public final class SimulationChaos: Sendable {
             try await Task { try await self.stack.restartPostgres() }.value
             let down = CitySimulation.seconds(ContinuousClock.now - stopped)
             self.record(
-                String(format: "+%.1f s: PostgreSQL crashed (immediate stop), accepting connections again %.1f s later", CitySimulation.seconds(stopped - started), down)
+                String(
+                    format: "+%.1f s: PostgreSQL crashed (immediate stop), accepting connections again %.1f s later",
+                    CitySimulation.seconds(stopped - started),
+                    down
+                )
             ) { $0.restarts.append(down) }
         } catch {
             self.record("PostgreSQL restart failed: \(error)") { $0.errors.append("\(error)") }
