@@ -26,7 +26,8 @@ struct Simulate: AsyncParsableCommand {
             failing (503, 429 with Retry-After, latency beyond the client's timeout) and 9% of webhook deliveries \
             dropped (location events), delayed or duplicated; the single flags set or override each part. The \
             report says what happened, and the invariants must stay 0:
-              ridesharing simulate --chaos --drivers 50 --rides 200 --rate 5
+              ridesharing simulate --chaos --drivers 50 --rides 200 --rate 8 --radius-m 800 --clock-step 30 \\
+                --poll-interval 0.3
             """
     )
 
