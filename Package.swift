@@ -146,6 +146,7 @@ let package = Package(
                 "Functions",
                 "HyperTrackEmulator",
                 "BackendServer",
+                "EmbeddedPostgres",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

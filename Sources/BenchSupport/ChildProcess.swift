@@ -109,6 +109,18 @@ public final class ChildProcess: @unchecked Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Waits until the process exits, however that happens; its status (the signal number when a signal ended it).
+    public func exited() async throws -> Int32 {
+        try await self.exit.status(timeout: .seconds(7 * 86_400), self.name)
+    }
+
+    /// SIGKILL (no shutdown at all, as a crash or the OOM killer), then waits for the exit.
+    public func crash(timeout: Duration = .seconds(30)) async throws {
+        guard self.process.isRunning else { return }
+        _ = kill(self.pid, SIGKILL)
+        _ = try await self.exit.status(timeout: timeout, self.name)
+    }
+
     /// SIGTERM, then waits for the exit (graceful shutdown); SIGKILL after `timeout`.
     public func stop(timeout: Duration = .seconds(60)) async throws {
         guard self.process.isRunning else { return }

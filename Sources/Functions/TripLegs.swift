@@ -17,6 +17,10 @@ struct TripLegs: Sendable {
         case created
     }
 
+    /// How long the next attempt waits after a create that got no answer: longer than HyperTrack takes to finish
+    /// a request its caller gave up on (an assumption: no idempotency key exists for `POST /trips`).
+    static let unansweredCreateWait: Duration = .seconds(15)
+
     /// The metadata that identifies a leg's trip.
     static func metadata(orderID: UUID, kind: LegKind) -> [String: JSONValue] {
         ["order_id": .string(orderID.uuidString.lowercased()), "leg": .string(kind.rawValue)]
@@ -50,13 +54,22 @@ struct TripLegs: Sendable {
             trip = existing
             outcome = .adopted
         } else {
-            trip = try await self.tracking.createTrip(
-                CreateTripRequest(
-                    deviceID: deviceID,
-                    destination: .init(point: destination.coordinate, radius: self.destinationRadius),
-                    metadata: Self.metadata(orderID: orderID, kind: kind)
+            do {
+                trip = try await self.tracking.createTrip(
+                    CreateTripRequest(
+                        deviceID: deviceID,
+                        destination: .init(point: destination.coordinate, radius: self.destinationRadius),
+                        metadata: Self.metadata(orderID: orderID, kind: kind)
+                    )
                 )
-            )
+            } catch var error as HyperTrackAPIError where error.code == .transport {
+                // No answer (a timeout, a reset): HyperTrack may still create the trip after the client gave up.
+                // Retried at once, step 2 would look before that late trip exists and create a second one (seen
+                // under `simulate --chaos`: 3 s of latency against a 2 s timeout made 4 duplicate trips in 200
+                // rides). The next attempt waits until the late trip, if any, is there to be adopted.
+                error.retryAfter = max(error.retryAfter ?? .zero, Self.unansweredCreateWait)
+                throw error
+            }
             outcome = .created
         }
         _ = try await store.recordLeg(NewLeg(orderID: orderID, kind: kind, trip: trip))

@@ -40,7 +40,8 @@ struct BackendSettings: Sendable {
             self.hyperTrack = HyperTrackClient.Configuration(
                 baseURL: try settings.string(.hyperTrackBaseURL),
                 accountID: accountID,
-                secretKey: secretKey
+                secretKey: secretKey,
+                timeout: .milliseconds(try settings.integer(.hyperTrackTimeout))
             )
         } else {
             self.hyperTrack = nil

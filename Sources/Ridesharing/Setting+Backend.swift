@@ -11,6 +11,12 @@ extension Setting {
         "hypertrack.baseUrl", "HYPERTRACK_BASE_URL", default: .value("https://v3.api.hypertrack.com"),
         group: .backend, "HyperTrack's API; the emulator's URL in tests and on laptops."
     )
+    static let hyperTrackTimeout = Setting(
+        "hypertrack.timeoutMs", "HYPERTRACK_TIMEOUT_MS", default: .value("30000"), .integer(100...300_000),
+        group: .backend, "Time limit of one HyperTrack request attempt in milliseconds.",
+        detail: "A call that times out fails like a 5xx and its function is retried; `simulate --chaos` lowers it "
+            + "so that emulated timeouts cost seconds, not half-minutes."
+    )
     static let hyperTrackWebhookPathSecrets = Setting(
         "hypertrack.webhookPathSecrets", "HYPERTRACK_WEBHOOK_PATH_SECRETS", secret: true, group: .backend,
         "Secrets accepted as the webhook URL's last segment, comma-separated (two during a rotation).",
@@ -175,8 +181,9 @@ extension Setting {
     )
 
     static let backend: [Setting] = [
-        .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackWebhookPathSecrets,
-        .hyperTrackWebhookSecret, .hyperTrackAcceptUnsigned, .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
+        .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackTimeout,
+        .hyperTrackWebhookPathSecrets, .hyperTrackWebhookSecret, .hyperTrackAcceptUnsigned,
+        .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
         .httpHost, .httpPort, .metricsPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep,
         .dispatchMaxRadius,
         .dispatchOfferCount, .dispatchOfferTTL, .dispatchWindow, .dispatchMaxPositionAge, .dispatchUseNearbyAPI,

@@ -17,6 +17,17 @@ struct Simulate: AsyncParsableCommand {
             itself (--clock-step emulated seconds per step; each step returns once its webhooks were delivered, so \
             the emulator never runs ahead of the API), which suits `ridesharing local --clock-rate 0`. Exits \
             non-zero when an invariant is not 0 or a ride did not end before --deadline.
+
+            With --own-stack (implied by every chaos flag) it starts a stack of its own instead, as child processes \
+            of this build: an embedded PostgreSQL, `hypertrack-emulator` on a manual clock, one `serve --api-only` \
+            and --workers `serve --worker-only` (settings tuned for minutes that pass in seconds; the report lists \
+            them), and tears it down at the end. Chaos on that stack: --chaos turns on a worker SIGKILLed every 8 s \
+            (and started again), PostgreSQL crashed and restarted 12 s into the rides, 6% of HyperTrack calls \
+            failing (503, 429 with Retry-After, latency beyond the client's timeout) and 9% of webhook deliveries \
+            dropped (location events), delayed or duplicated; the single flags set or override each part. The \
+            report says what happened, and the invariants must stay 0:
+              ridesharing simulate --chaos --drivers 50 --rides 200 --rate 8 --radius-m 800 --clock-step 30 \\
+                --poll-interval 0.3
             """
     )
 
@@ -79,6 +90,8 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "Write the report into this markdown file's simulate section (e.g. BENCHMARKS.md).")
     var write: String?
 
+    @OptionGroup(title: "Own stack and chaos") var chaos: SimulateChaosOptions
+
     func validate() throws {
         guard (1...100_000).contains(self.drivers) else { throw ValidationError("--drivers must be in 1...100000") }
         guard (1...100_000).contains(self.rides) else { throw ValidationError("--rides must be in 1...100000") }
@@ -119,22 +132,26 @@ struct Simulate: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "ridesharing.simulate")
-        let (apiURL, emulatorURL, databaseURL, stackPID) = try self.endpoints()
-        var city = CitySimulation.Configuration(apiURL: apiURL, emulatorURL: emulatorURL)
-        city.drivers = self.drivers
-        city.rides = self.rides
-        city.rate = self.rate
-        city.seed = self.seed
-        if let centre = self.centre { (city.centerLatitude, city.centerLongitude) = centre }
-        city.radiusMeters = self.radiusM
-        city.clockStep = self.clockStep
-        city.clockInterval = .milliseconds(Int(self.clockInterval * 1000))
-        city.offerPollInterval = .milliseconds(Int(self.pollInterval * 1000))
-        city.deadline = .milliseconds(Int(self.deadline * 1000))
-        city.offers = self.offers
-        city.setupConcurrency = self.setupConcurrency
-        city.processes = try self.measuredProcesses(default: stackPID)
         if self.offers == .push { try OpenFileLimit.raise(toAtLeast: self.drivers + 1024) }
+        if self.chaos.ownsStack {
+            var city = try self.city(apiURL: "", emulatorURL: "")
+            city.processes = try self.measuredProcesses(default: nil)
+            var stack = SimulationStack.Configuration()
+            stack.workers = self.chaos.workers
+            stack.directory = self.chaos.stackDirectory
+            let chaos = self.chaos.configuration
+            let report = try await SimulationStack.with(configuration: stack, logger: logger) { stack in
+                Terminal.line(
+                    "own stack: API \(stack.apiURL), emulator \(stack.emulatorURL), logs in \(stack.logDirectory)"
+                )
+                return try await stack.run(city, chaos: chaos, logger: logger) { Terminal.line($0) }.report
+            }
+            try self.finish(report)
+            return
+        }
+        let (apiURL, emulatorURL, databaseURL, stackPID) = try self.endpoints()
+        var city = try self.city(apiURL: apiURL, emulatorURL: emulatorURL)
+        city.processes = try self.measuredProcesses(default: stackPID)
         var database = try DatabaseURL.clientConfiguration(databaseURL)
         database.options.maximumConnections = 4
         let client = PostgresClient(configuration: database, backgroundLogger: logger)
@@ -148,6 +165,29 @@ struct Simulate: AsyncParsableCommand {
                 Terminal.line($0)
             }.run()
         }
+        try self.finish(report)
+    }
+
+    /// The city the flags describe, on the given stack.
+    func city(apiURL: String, emulatorURL: String) throws -> CitySimulation.Configuration {
+        var city = CitySimulation.Configuration(apiURL: apiURL, emulatorURL: emulatorURL)
+        city.drivers = self.drivers
+        city.rides = self.rides
+        city.rate = self.rate
+        city.seed = self.seed
+        if let centre = self.centre { (city.centerLatitude, city.centerLongitude) = centre }
+        city.radiusMeters = self.radiusM
+        city.clockStep = self.clockStep
+        city.clockInterval = .milliseconds(Int(self.clockInterval * 1000))
+        city.offerPollInterval = .milliseconds(Int(self.pollInterval * 1000))
+        city.deadline = .milliseconds(Int(self.deadline * 1000))
+        city.offers = self.offers
+        city.setupConcurrency = self.setupConcurrency
+        return city
+    }
+
+    /// Prints the report, writes it when asked, and fails unless it passed.
+    func finish(_ report: CitySimulation.Report) throws {
         Terminal.line("")
         for line in report.lines { Terminal.line(line) }
         if let path = self.write {

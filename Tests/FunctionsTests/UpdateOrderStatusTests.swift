@@ -41,6 +41,28 @@ struct UpdateOrderStatusTests {
         #expect(await world.status() == .pickingUp)
     }
 
+    @Test(
+        "a create that got no answer asks the runtime to wait before the retry, which adopts the trip HyperTrack made late"
+    )
+    func unansweredCreateWaitsThenAdopts() async throws {
+        let world = World()
+        await world.stage(.accepted)
+        world.tracking.fail(.createTrip, with: HyperTrackAPIError(code: .transport, reason: "timed out"))
+        do {
+            try await world.transition(.new, .accepted)
+            Issue.record("the unanswered create did not throw")
+        } catch let error as HyperTrackAPIError {
+            #expect(error.code == .transport)
+            #expect((error.retryAfter ?? .zero) >= .seconds(15), "the retry must wait for a late trip")
+        }
+        // Meanwhile HyperTrack finished the request the client gave up on: the retry adopts that trip.
+        world.tracking.seed(world.trip(id: "late-trip"))
+        try await world.transition(.new, .accepted, attempt: 2)
+        #expect(world.tracking.calls(.createTrip).count == 1, "no second trip created")
+        #expect(await world.leg(.pickup)?.record.tripID == "late-trip")
+        #expect(await world.status() == .pickingUp)
+    }
+
     @Test("HyperTrack failing to list active trips throws before anything is created")
     func activeTripsFails() async throws {
         let world = World()

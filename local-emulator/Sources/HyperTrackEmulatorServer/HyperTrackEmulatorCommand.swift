@@ -27,6 +27,8 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
     @Option(help: "Seed of ids, share URLs and fault draws.") var seed: UInt64 = 1
     @Flag(help: "Create unknown devices on POST /trips, PATCH, start and stop (default: 404 device_not_found).")
     var createDevices = false
+    @Option(help: "Emulated seconds between simulation steps (and a driving device's location reports).")
+    var tickInterval = 5.0
     @Option(help: "Emulated seconds between location reports of a tracking device that stands still; 0 = none.")
     var locationReportInterval = 30.0
     @Option(name: .customLong("export"), help: "Save the state to DIR/state.json on shutdown.") var exportDirectory: String?
@@ -55,6 +57,7 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
         configuration.clock = clockRate == 0 ? .manual() : .scaled(rate: clockRate)
         configuration.arrivalRadius = arrivalRadius
         configuration.seed = seed
+        configuration.options.tickInterval = tickInterval
         configuration.options.autoCreateDevices = createDevices
         configuration.options.locationReportInterval = locationReportInterval == 0 ? nil : locationReportInterval
         configuration.options.exportDirectory = exportDirectory

@@ -37,7 +37,15 @@ extension CitySimulation {
         while true {
             let measured = self.recorder.snapshot
             let orders = Array(measured.bookedAt.keys)
-            let statuses = try await self.statuses(of: orders)
+            let statuses: [String: Int]
+            do {
+                statuses = try await self.statuses(of: orders)
+            } catch {
+                // The database is away (PostgreSQL restarted under chaos): ask again at the next poll.
+                guard !Task.isCancelled, ContinuousClock.now - start < c.deadline else { throw error }
+                try await Task.sleep(for: .milliseconds(500))
+                continue
+            }
             let completed = statuses["COMPLETED"] ?? 0
             let final = completed + (statuses["CANCELLED"] ?? 0)
             let answered = orders.count + measured.bookingsFailed == c.rides

@@ -55,6 +55,12 @@ extension CitySimulation {
         /// Real time the emulator's trips may take to finish once every ride is final.
         public var settleDeadline: Duration = .seconds(60)
 
+        /// Where sign-in codes are read: `nil`, the local outbox (`ridesharing local`); against `serve`, the SMS
+        /// webhook's receiver (``SimulationStack/codes``).
+        public var codes: SignInFlow.Codes?
+        /// Runs beside the rides, from the first booking until every ride is final (then cancelled): the chaos.
+        public var duringRides: (@Sendable () async -> Void)?
+
         public init(apiURL: String, emulatorURL: String) {
             self.apiURL = apiURL
             self.emulatorURL = emulatorURL

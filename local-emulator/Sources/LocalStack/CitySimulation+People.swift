@@ -25,7 +25,9 @@ extension CitySimulation {
                     // The simulated driver's think time: the clock of the behaviour being simulated.
                     try await Task.sleep(for: .seconds(think))
                     let action = roll < c.ignoreShare + c.declineShare ? "decline" : "accept"
-                    let answer = try await api.send(.POST, "/v1/orders/\(order)/\(action)", token: token)
+                    let answer = try await self.persistently {
+                        try await api.send(.POST, "/v1/orders/\(order)/\(action)", token: token)
+                    }
                     // 409: the offer expired or another driver was first; both are part of the game.
                     guard answer.status == 200 else {
                         if answer.status != 409 { self.recorder.error("\(action): \(answer.status) \(answer.json)") }
@@ -48,32 +50,38 @@ extension CitySimulation {
     }
 
     /// Reads the order until `REACHED_PICKUP`, starts the ride, reads until `REACHED_DROPOFF` and completes it (the
-    /// emulator's clock moves the phone meanwhile). Records accept → first status past `ACCEPTED`.
+    /// emulator's clock moves the phone meanwhile). Records accept → first status past `ACCEPTED`. Every request is
+    /// sent again after a 5xx or a lost connection (``persistently(_:)``), as an app retries, and a `start` or
+    /// `complete` answered 409 (a retry of one that went through) just reads the order again: under chaos the
+    /// driver must not forget a ride because the API was away for a moment.
     func drive(_ order: String, acceptedAt: ContinuousClock.Instant, token: String, api: SimulationClient) async throws
     {
         var measured = false
-        for (reached, action) in [("REACHED_PICKUP", "start"), ("REACHED_DROPOFF", "complete")] {
-            while true {
-                let view = try await api.send(.GET, "/v1/orders/\(order)", token: token)
-                let status = view.json["status"].stringValue ?? ""
-                if !measured && status != "ACCEPTED" {
-                    measured = true
-                    self.recorder.pickingUp(after: SimulationClient.milliseconds(ContinuousClock.now - acceptedAt))
+        while true {
+            let view = try await self.persistently { try await api.send(.GET, "/v1/orders/\(order)", token: token) }
+            let status = view.json["status"].stringValue ?? ""
+            if !measured && view.status == 200 && status != "ACCEPTED" {
+                measured = true
+                self.recorder.pickingUp(after: SimulationClient.milliseconds(ContinuousClock.now - acceptedAt))
+            }
+            if status == "CANCELLED" || status == "COMPLETED" { return }
+            let action = ["REACHED_PICKUP": "start", "REACHED_DROPOFF": "complete"][status]
+            if let action {
+                let reply = try await self.persistently {
+                    try await api.send(.POST, "/v1/orders/\(order)/\(action)", token: token)
                 }
-                if status == "CANCELLED" || status == "COMPLETED" { return }
-                if status == reached {
-                    let reply = try await api.send(.POST, "/v1/orders/\(order)/\(action)", token: token)
-                    guard reply.status == 200 else {
-                        self.recorder.error("\(action) \(order): \(reply.status) \(reply.json)")
+                if reply.status == 200 {
+                    if action == "complete" {
+                        self.recorder.completed()
                         return
                     }
-                    break
+                    continue
                 }
-                // The driver app's order poll: the ride's statuses are the worker's writes, which signal nothing here.
-                try await Task.sleep(for: self.configuration.orderPollInterval)
+                if reply.status != 409 { self.recorder.error("\(action) \(order): \(reply.status) \(reply.json)") }
             }
+            // The driver app's order poll: the ride's statuses are the worker's writes, which signal nothing here.
+            try await Task.sleep(for: self.configuration.orderPollInterval)
         }
-        self.recorder.completed()
     }
 
     /// Books every ride on schedule (`index / rate` seconds after the start), each booking its own task so that a
@@ -98,8 +106,13 @@ extension CitySimulation {
                     ]
                     let sent = ContinuousClock.now
                     do {
-                        let reply = try await api.send(.POST, "/v1/orders", json: body, token: rider.accessToken)
+                        let reply = try await self.persistently {
+                            try await api.send(.POST, "/v1/orders", json: body, token: rider.accessToken)
+                        }
                         if reply.status == 201, let order = reply.json["id"].stringValue {
+                            self.recorder.booked(order, at: sent)
+                        } else if reply.status == 409, let order = try await self.openOrder(of: rider.userID) {
+                            // A retry of a booking that went through before its reply was lost.
                             self.recorder.booked(order, at: sent)
                         } else {
                             self.recorder.bookingFailed("booking \(booking.index): \(reply.status) \(reply.json)")

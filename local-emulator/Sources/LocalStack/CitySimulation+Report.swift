@@ -24,6 +24,8 @@ extension CitySimulation {
         var sampled: SimulationSampler.State
         /// Read from the database and the emulator once the rides were over.
         var measurements: DatabaseMeasurements
+        /// What went wrong on purpose meanwhile (``SimulationChaos/lines``), set by the caller after the run.
+        public var chaos: [String] = []
 
         /// Rides booked, and how many a driver completed.
         public var booked: Int { self.orders.count }
@@ -92,6 +94,7 @@ extension CitySimulation {
                     "| `\(route)` | \(p.count) | " + String(format: "%.1f | %.1f | %.1f |", p.p50, p.p99, p.max)
                 )
             }
+            if !self.chaos.isEmpty { lines += [""] + self.chaos }
             lines.append("")
             lines.append("Invariants (each must be 0; \(self.trips) HyperTrack trips of this run checked):")
             lines.append("")

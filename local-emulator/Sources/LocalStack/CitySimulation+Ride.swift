@@ -67,6 +67,7 @@ extension CitySimulation {
             let requestsBefore = self.recorder.snapshot.routes.values.reduce(0) { $0 + $1.count }
             city.addTask { try await self.book(bookings, riders: riders, api: api) }
             city.addTask { await self.sample(into: sampler, from: setUp) }
+            if let chaos = self.configuration.duringRides { city.addTask { await chaos() } }
             let (orders, end) = try await self.watch(from: setUp)
             return Ride(
                 setupSeconds: Self.seconds(setUp - started),

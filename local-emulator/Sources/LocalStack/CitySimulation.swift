@@ -79,7 +79,11 @@ public struct CitySimulation: Sendable {
 
     func run(http: HTTPClient) async throws -> Report {
         let c = self.configuration
-        let api = SimulationClient(api: StackAPI(baseURL: c.apiURL, httpClient: http), recorder: self.recorder)
+        let api = SimulationClient(
+            api: StackAPI(baseURL: c.apiURL, httpClient: http),
+            recorder: self.recorder,
+            codes: c.codes
+        )
         let emulator = EmulatorControl(baseURL: c.emulatorURL)
         let (drivers, bookings) = self.plan()
         let started = ContinuousClock.now

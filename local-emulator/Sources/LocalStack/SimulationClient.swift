@@ -7,6 +7,8 @@ import NIOHTTP1
 struct SimulationClient: Sendable {
     let api: StackAPI
     let recorder: SimulationRecorder
+    /// Where sign-in codes are read (see ``CitySimulation/Configuration/codes``).
+    var codes: SignInFlow.Codes? = nil
 
     @discardableResult
     func send(
@@ -47,9 +49,12 @@ struct SimulationClient: Sendable {
 
     /// The sign-in flow, its requests recorded too.
     var accounts: SignInFlow {
-        SignInFlow { method, path, json, token in
-            let reply = try await self.send(method, path, json: json, token: token)
-            return (reply.status, reply.json)
-        }
+        SignInFlow(
+            send: { method, path, json, token in
+                let reply = try await self.send(method, path, json: json, token: token)
+                return (reply.status, reply.json)
+            },
+            codes: self.codes
+        )
     }
 }

@@ -1,0 +1,71 @@
+import ArgumentParser
+import LocalStack
+
+/// `simulate`'s own stack and chaos flags (see ``SimulationStack`` and ``SimulationChaos``).
+struct SimulateChaosOptions: ParsableArguments {
+    @Flag(help: "Start a stack of child processes instead of using a running one (implied by every chaos flag).")
+    var ownStack = false
+
+    @Option(help: "Worker processes of the own stack.")
+    var workers = 2
+
+    @Option(
+        help:
+            "Keep the own stack's PostgreSQL data and process logs in this folder (default: a temporary one, removed)."
+    )
+    var stackDirectory: String?
+
+    @Flag(help: "Turn on the standard chaos (the flags below give each part's defaults).")
+    var chaos = false
+
+    @Option(help: "SIGKILL a worker (in turn) every this many seconds and start it again (--chaos: 8).")
+    var killWorkerEvery: Double?
+
+    @Option(help: "Crash PostgreSQL this many seconds into the rides and start it again (--chaos: 12).")
+    var restartPostgresAfter: Double?
+
+    @Option(help: "Share of HyperTrack API calls failing: 503, 429 with Retry-After, or a timeout (--chaos: 0.06).")
+    var hypertrackFailures: Double?
+
+    @Option(help: "Share of webhook deliveries dropped (location events), delayed or duplicated (--chaos: 0.09).")
+    var webhookFaults: Double?
+
+    /// Whether simulate runs its own stack.
+    var ownsStack: Bool { self.ownStack || self.configuration.isOn }
+
+    /// The chaos the flags ask for: the standard set under `--chaos`, each flag overriding its part.
+    var configuration: SimulationChaos.Configuration {
+        var chaos = self.chaos ? SimulationChaos.Configuration.standard : SimulationChaos.Configuration()
+        if let every = self.killWorkerEvery {
+            chaos.workerKillInterval = every > 0 ? .milliseconds(Int(every * 1000)) : nil
+        }
+        if let after = self.restartPostgresAfter {
+            chaos.postgresRestartAfter = after > 0 ? .milliseconds(Int(after * 1000)) : nil
+        }
+        if let share = self.hypertrackFailures { chaos.hyperTrackFailureShare = share }
+        if let share = self.webhookFaults { chaos.webhookFaultShare = share }
+        return chaos
+    }
+
+    func validate() throws {
+        guard (1...16).contains(self.workers) else { throw ValidationError("--workers must be in 1...16") }
+        for (name, value) in [
+            ("--kill-worker-every", self.killWorkerEvery), ("--restart-postgres-after", self.restartPostgresAfter),
+        ] {
+            if let value, value < 0 || value > 86_400 {
+                throw ValidationError("\(name) must be in 0...86400 seconds (0: off)")
+            }
+        }
+        for (name, value) in [
+            ("--hypertrack-failures", self.hypertrackFailures), ("--webhook-faults", self.webhookFaults),
+        ] {
+            if let value, !(0...0.9).contains(value) { throw ValidationError("\(name) must be a share in 0...0.9") }
+        }
+        if self.killWorkerEvery.map({ $0 > 0 }) == true || (self.chaos && self.killWorkerEvery == nil), self.workers < 2
+        {
+            throw ValidationError(
+                "killing workers needs --workers 2 or more (one keeps running while the other restarts)"
+            )
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import EmbeddedPostgres
+import Logging
+import PostgresNIO
+
+extension SimulationStack {
+    /// Runs `city` on this stack (its URLs, sign-in codes and database replace the configuration's) with `chaos`
+    /// beside the rides; the report says which stack and settings it ran on and what the chaos did.
+    /// - Parameters:
+    ///   - city: The city; its URLs and `codes` are replaced.
+    ///   - chaos: What goes wrong during the rides.
+    ///   - logger: The logger.
+    ///   - say: Receives the progress lines.
+    /// - Returns: The report and the chaos's log.
+    public func run(
+        _ city: CitySimulation.Configuration,
+        chaos: SimulationChaos.Configuration,
+        logger: Logger,
+        say: @escaping @Sendable (String) -> Void
+    ) async throws -> (report: CitySimulation.Report, chaos: SimulationChaos.Log) {
+        var city = city
+        city.apiURL = self.apiURL
+        city.emulatorURL = self.emulatorURL
+        city.codes = self.codes
+        let runner = SimulationChaos(configuration: chaos, stack: self)
+        if chaos.isOn { city.duringRides = { await runner.run() } }
+        var database = self.postgres.clientConfiguration(database: "postgres")
+        database.options.maximumConnections = 4
+        let client = PostgresClient(configuration: database, backgroundLogger: logger)
+        let simulation = CitySimulation(configuration: city, database: client, logger: logger, say: say)
+        var report = try await withThrowingTaskGroup(of: CitySimulation.Report?.self) { group in
+            group.addTask {
+                await client.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await simulation.run()
+        }
+        await runner.finish()
+        report.chaos = self.lines + (chaos.isOn ? [""] + runner.lines : [])
+        return (report, runner.log)
+    }
+
+    /// The stack and its settings, for the report.
+    var lines: [String] {
+        [
+            "Stack: this build's processes, started by simulate: PostgreSQL (embedded, fsync off), `hypertrack-emulator` "
+                + "(manual clock, a step every \(self.configuration.emulatorTickInterval) emulated s), 1 `serve --api-only`, \(self.configuration.workers) `serve --worker-only`; settings "
+                + self.configuration.settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                .joined(separator: ", ") + "."
+        ]
+    }
+}
