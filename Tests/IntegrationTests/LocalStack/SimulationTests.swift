@@ -106,7 +106,8 @@ struct SimulationTests {
                 // Every driver lets every offer expire: no ride can end before the deadline.
                 city.ignoreShare = 1
                 city.declineShare = 0
-                city.deadline = .seconds(4)
+                // Long enough for both bookings to be answered under CI's full parallel suite (4 s left one out).
+                city.deadline = .seconds(15)
                 city.settleDeadline = .seconds(1)
                 let report = try await CitySimulation(
                     configuration: city,

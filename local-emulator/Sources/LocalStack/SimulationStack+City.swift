@@ -43,7 +43,7 @@ extension SimulationStack {
     /// The stack and its settings, for the report.
     var lines: [String] {
         [
-            "Stack: this build's processes, started by simulate: PostgreSQL (embedded, fsync off), `hypertrack-emulator` "
+            "Stack: this build's processes, started by simulate: PostgreSQL (embedded, fsync off, synchronous commit on), `hypertrack-emulator` "
                 + "(manual clock, a step every \(self.configuration.emulatorTickInterval) emulated s), 1 `serve --api-only`, \(self.configuration.workers) `serve --worker-only`; settings "
                 + self.configuration.settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 .joined(separator: ", ") + "."

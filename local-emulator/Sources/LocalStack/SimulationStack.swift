@@ -124,6 +124,10 @@ public final class SimulationStack: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var settings = EmbeddedPostgres.Configuration.throwawaySettings
         settings["max_connections"] = "200"
+        // Chaos crashes this server (an immediate stop): with asynchronous commit a crash loses the last commits the
+        // API had already answered 201 for (a CI run lost one booking so), which no real deployment accepts.
+        // fsync may stay off: it only matters when the machine itself goes down.
+        settings["synchronous_commit"] = "on"
         let postgres = try EmbeddedPostgres(
             configuration: .init(dataDirectory: directory + "/pg", settings: settings),
             logger: logger
