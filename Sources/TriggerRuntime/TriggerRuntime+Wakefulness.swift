@@ -34,8 +34,7 @@ extension TriggerRuntime {
         }
     }
 
-    /// Declares, renews or withdraws wakefulness after a claim (`finalClaim`: see `isSettled`), or while the queue
-    /// is too full to claim (the last claim's pacing stands: a worker that filled its queue is busy).
+    /// Declares, renews or withdraws wakefulness after a claim (`finalClaim`: see `isSettled`).
     func wakefulness(
         after current: Wakefulness,
         pacing: ClaimPacing,
@@ -43,16 +42,13 @@ extension TriggerRuntime {
         now: ContinuousClock.Instant
     ) async -> Wakefulness {
         let configuration = self.configuration
-        if pacing.isBusy {
+        if pacing.isPacing {
             if case .awake(let renewed) = current, now - renewed < configuration.awakeFor / 2 { return current }
             do {
                 try await self.store.declareAwake(
                     owner: configuration.workerID, channel: configuration.channel, for: configuration.awakeFor)
                 if case .awake = current {} else {
-                    self.logger.debug(
-                        pacing.isPacing
-                            ? "claims paced: writers skip their NOTIFY" : "backlog: writers skip their NOTIFY"
-                    )
+                    self.logger.debug("claims paced: writers skip their NOTIFY")
                 }
                 return .awake(renewed: now)
             } catch {

@@ -129,11 +129,6 @@ public struct TriggerRuntime: Service {
                         room: room, functions: functions, state: state, pacing: &pacing, wakefulness: &wakefulness)
                     claimAgain = claim.again
                     if let due = claim.wait { wait = min(wait, due) }
-                } else if case .awake = wakefulness {
-                    // No room to claim: the lanes are behind. The declaration is renewed all the same (it would
-                    // expire within `awakeFor` and every writer would notify again while the worker is busiest).
-                    wakefulness = await self.wakefulness(
-                        after: wakefulness, pacing: pacing, finalClaim: false, now: ContinuousClock.now)
                 }
                 // At most one new lane per queued delivery (with `laneStartDelay` zero every check would say yes).
                 for _ in 0..<state.queuedCount {
@@ -149,10 +144,6 @@ public struct TriggerRuntime: Service {
                 }
                 if claimAgain { continue }
                 if case .settling = wakefulness { wait = min(wait, configuration.claimInterval) }
-                // Awake, the loop comes round at least twice per `awakeFor` to renew the declaration: lanes that
-                // take long over their transactions ring seldom, and a lapsed declaration makes every writer
-                // notify (webhook-bench at 200 deliveries/s: 79% of the intake's samples on the NOTIFY lock).
-                if case .awake = wakefulness { wait = min(wait, configuration.awakeFor / 2) }
                 await state.doorbell.wait(timeout: wait)
             }
             if case .asleep = wakefulness {} else {

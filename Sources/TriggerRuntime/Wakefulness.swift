@@ -1,6 +1,6 @@
-/// Whether this worker has told the capture triggers to skip their NOTIFY (migration 0004): it does while it is
-/// busy (``ClaimPacing/isBusy``: claims paced, so it claims every `claimInterval` anyway, or full, so it claims
-/// again at once), since a NOTIFY costs every writer a wait on a database-wide lock through its commit's WAL flush.
+/// Whether this worker has told the capture triggers to skip their NOTIFY (migration 0004): it does while its
+/// claims are paced, since it claims every `claimInterval` anyway and a NOTIFY costs every writer a wait on a
+/// database-wide lock through its commit's WAL flush.
 enum Wakefulness {
     /// Not declared: writers notify.
     case asleep

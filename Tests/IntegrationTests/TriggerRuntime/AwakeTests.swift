@@ -121,41 +121,4 @@ struct AwakeTests {
             #expect(handled.entries.count == total)
         }
     }
-
-    @Test("behind a backlog (full claims) the worker declares itself awake; once caught up it settles")
-    func backlogDeclaresAwake() async throws {
-        let handled = Observations<Int>()
-        let registry = ListenTests.registry(handled)
-        let (logger, logs) = Logger.capturing()
-        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
-            // Claims of 4 against a backlog of 2,000: every claim but the last comes back full, so claims are
-            // never paced; before issue 19's fix such a worker never declared itself awake and every writer
-            // notified (and waited on the NOTIFY lock) while it was behind.
-            let configuration = RuntimeHarness.configuration {
-                $0.pollInterval = .seconds(600)
-                $0.batchSize = 4
-                $0.transactionBatchSize = 1
-            }
-            try await RuntimeHarness.withWorker(
-                client: client, registry: registry, configuration: configuration, logger: logger
-            ) {
-                try await logs.wait("listening") { $0.contains { $0.message == "listening" } }
-                try await client.query(
-                    "INSERT INTO items (id, name, value) SELECT g, 'b', 0 FROM generate_series(1, 2000) g"
-                )
-                try await logs.wait("backlog declared") {
-                    $0.contains { $0.message == "backlog: writers skip their NOTIFY" }
-                }
-                try await handled.wait("2000 deliveries") { $0.count >= 2000 }
-                try await logs.wait("settled") { entries in
-                    entries.last {
-                        $0.message.hasSuffix("writers skip their NOTIFY") || $0.message.hasPrefix("settled")
-                    }?.message == "settled: writers notify again"
-                }
-                let declared = try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.awake_workers")
-                #expect(declared == 0)
-            }
-            #expect(Set(handled.entries) == Set(1...2000))
-        }
-    }
 }
