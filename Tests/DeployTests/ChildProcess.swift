@@ -17,7 +17,8 @@ final class ChildProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var lines: [String] = []
     private var pending = Data()
-    private var waiters: [(predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
+    private var waiters: [(id: Int, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
+    private var nextWaiter = 0
     private var ended = false
     private let exit: ProcessExit
 
@@ -60,7 +61,7 @@ final class ChildProcess: @unchecked Sendable {
                 let line = String(decoding: self.pending[self.pending.startIndex..<newline], as: UTF8.self)
                 self.pending = Data(self.pending[self.pending.index(after: newline)...])
                 self.lines.append(line)
-                var remaining: [(predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
+                var remaining: [(id: Int, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
                 for waiter in self.waiters {
                     if waiter.predicate(line) {
                         ready.append(waiter.continuation)
@@ -83,25 +84,62 @@ final class ChildProcess: @unchecked Sendable {
         return self.lines
     }
 
-    /// The first line (past or future) matching `predicate`; fails if the process closes its output first.
-    func line(where predicate: @escaping @Sendable (String) -> Bool, _ what: String) async throws -> String {
-        let found: String? = await withCheckedContinuation { continuation in
-            self.lock.lock()
-            if let line = self.lines.first(where: predicate) {
-                self.lock.unlock()
-                continuation.resume(returning: line)
-            } else if self.ended {
-                self.lock.unlock()
-                continuation.resume(returning: nil)
-            } else {
-                self.waiters.append((predicate, continuation))
-                self.lock.unlock()
+    /// The first line (past or future) matching `predicate`; fails if the process closes its output first or
+    /// after `timeout`. The wait answers cancellation (a test's time limit): a continuation left waiting for a line
+    /// that never comes would hold the whole test run.
+    func line(
+        where predicate: @escaping @Sendable (String) -> Bool,
+        _ what: String,
+        timeout: Duration = .seconds(180)
+    ) async throws -> String {
+        let found: String?? = try await withThrowingTaskGroup(of: String??.self) { group in
+            group.addTask { .some(await self.next(where: predicate)) }
+            group.addTask {
+                // The deadline itself: this sleep is the clock of the timeout, not a wait for an outcome.
+                try await Task.sleep(for: timeout)
+                return .none
             }
+            defer { group.cancelAll() }
+            return try await group.next()!
         }
-        guard let found else {
+        switch found {
+        case .none:
+            throw Failure(description: "\(self.name): no line \(what) within \(timeout); its output:\n\(self.output.suffix(30).joined(separator: "\n"))")
+        case .some(.none):
+            try Task.checkCancellation()
             throw Failure(description: "\(self.name) exited before \(what); its output:\n\(self.output.suffix(30).joined(separator: "\n"))")
+        case .some(.some(let line)):
+            return line
         }
-        return found
+    }
+
+    /// The first matching line; nil when the output ends or the waiting task is cancelled.
+    private func next(where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        let id = self.lock.withLock {
+            self.nextWaiter += 1
+            return self.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                self.lock.lock()
+                if let line = self.lines.first(where: predicate) {
+                    self.lock.unlock()
+                    continuation.resume(returning: line)
+                } else if self.ended || Task.isCancelled {
+                    self.lock.unlock()
+                    continuation.resume(returning: nil)
+                } else {
+                    self.waiters.append((id, predicate, continuation))
+                    self.lock.unlock()
+                }
+            }
+        } onCancel: {
+            self.lock.lock()
+            let index = self.waiters.firstIndex { $0.id == id }
+            let waiter = index.map { self.waiters.remove(at: $0) }
+            self.lock.unlock()
+            waiter?.continuation.resume(returning: nil)
+        }
     }
 
     /// The port from the JSON log line "HTTP listening".
@@ -136,7 +174,12 @@ final class ChildProcess: @unchecked Sendable {
     /// Waits for the process to exit (through `terminationHandler`: `waitUntilExit` was seen to never return for
     /// a child that had exited while other tests spawned processes); throws after `timeout`.
     func exitStatus(timeout: Duration = .seconds(120)) async throws -> Int32 {
-        try await self.exit.status(timeout: timeout, self.name)
+        do {
+            return try await self.exit.status(timeout: timeout, self.name)
+        } catch let timedOut as ProcessExit.TimedOut {
+            self.kill()
+            throw Failure(description: "\(timedOut) (killed); its output:\n\(self.output.suffix(30).joined(separator: "\n"))")
+        }
     }
 
     /// Where the package's products are.

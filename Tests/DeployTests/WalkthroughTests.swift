@@ -63,18 +63,20 @@ struct WalkthroughTests {
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-eu", "-o", "pipefail", "-c", script]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
+        // Output to a file, not a pipe: reading a pipe to its end waits for every process holding it, and a
+        // background process of the script would keep it open (and the test run waiting) forever.
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("walkthrough-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: outputPath.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: outputPath) }
+        let output = try FileHandle(forWritingTo: outputPath)
+        defer { try? output.close() }
         process.standardOutput = output
         process.standardError = output
         let exit = ProcessExit(observing: process)
         try process.run()
-        let text = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(
-                    returning: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                )
-            }
-        }
-        return (try await exit.status(timeout: .seconds(180), "the README walkthrough"), text)
+        defer { if process.isRunning { process.terminate() } }
+        let status = try await exit.status(timeout: .seconds(180), "the README walkthrough")
+        let text = String(decoding: (try? Data(contentsOf: outputPath)) ?? Data(), as: UTF8.self)
+        return (status, text)
     }
 }

@@ -152,8 +152,19 @@ final class HeadlessChromium: Sendable {
     func close() {
         _ = try? self.write(["id": 0, "method": "Browser.close"])
         kill(self.pid, SIGTERM)
+        // Reaped without blocking for ever: a browser that ignores SIGTERM would hold this thread (one of the two
+        // of Swift's cooperative pool on a 2-core machine) and the test run with it. Polling here is the clock of
+        // that 5 s grace, not a wait for an outcome of the test.
         var status: Int32 = 0
-        waitpid(self.pid, &status, 0)
+        var reaped = false
+        for _ in 0..<100 where !reaped {
+            reaped = waitpid(self.pid, &status, WNOHANG) == self.pid
+            if !reaped { usleep(50_000) }
+        }
+        if !reaped {
+            kill(self.pid, SIGKILL)
+            waitpid(self.pid, &status, 0)
+        }
         Glibc.close(self.toBrowser)
         try? FileManager.default.removeItem(at: self.profile)
     }

@@ -19,24 +19,31 @@ struct CommandLineTests {
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !unset.contains($0.key) }
             .merging(environment) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
+        // Output to files, not pipes: reading a pipe to its end waits for every process holding it open.
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        let outputPath = base.appendingPathExtension("out")
+        let errorsPath = base.appendingPathExtension("err")
+        _ = FileManager.default.createFile(atPath: outputPath.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorsPath.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outputPath)
+            try? FileManager.default.removeItem(at: errorsPath)
+        }
+        let output = try FileHandle(forWritingTo: outputPath)
+        let errors = try FileHandle(forWritingTo: errorsPath)
+        defer {
+            try? output.close()
+            try? errors.close()
+        }
         process.standardOutput = output
         process.standardError = errors
         let exit = ProcessExit(observing: process)
         try process.run()
-        let text = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                // Read both pipes at once: a child that fills one while we wait on the other would block forever.
-                let group = DispatchGroup()
-                nonisolated(unsafe) var err = Data()
-                DispatchQueue.global().async(group: group) { err = errors.fileHandleForReading.readDataToEndOfFile() }
-                let out = output.fileHandleForReading.readDataToEndOfFile()
-                group.wait()
-                continuation.resume(returning: String(decoding: out, as: UTF8.self) + String(decoding: err, as: UTF8.self))
-            }
-        }
-        return (try await exit.status("ridesharing \(arguments.joined(separator: " "))"), text)
+        defer { if process.isRunning { process.terminate() } }
+        let status = try await exit.status("ridesharing \(arguments.joined(separator: " "))")
+        let text = String(decoding: (try? Data(contentsOf: outputPath)) ?? Data(), as: UTF8.self)
+            + String(decoding: (try? Data(contentsOf: errorsPath)) ?? Data(), as: UTF8.self)
+        return (status, text)
     }
 
     @Test("migrate --dry-run reports, migrate applies, events list/show/retry/timers/schedules work and refuse bad input")
