@@ -10,7 +10,8 @@ import TriggerRuntime
 ///   moves an order backwards (or forwards from the wrong leg).
 /// - `trip`/`completed`: stores the leg's summary (from the event, or read from HyperTrack when the event has
 ///   none); once the dropoff leg has one and the order is `COMPLETED`, the order gets its summary and fare.
-/// - `location`: moves the device's driver, unless a newer position is recorded.
+/// - `location`: moves the device's driver, unless a newer position is recorded. The intake applies location events
+///   itself and the trigger skips them; this handles one stored before that (or fired by hand).
 /// - `device_status`: records whether the device is tracking (`active`) or not (`inactive`, `disconnected`);
 ///   dispatch offers orders only to tracking drivers.
 /// - An arrival or completion for a trip the backend does not know yet (HyperTrack can report an arrival before the
@@ -23,10 +24,13 @@ import TriggerRuntime
 public struct OnTripWebhook: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "onTripWebhook"
-    /// Fires on inbox inserts; a device's position and status events are one document (handled one at a time, in
-    /// order), a trip's events another (see ``M0014WebhookOrdering``: keyed by row, two lanes deadlocked on
-    /// `driver_positions`).
-    public static var trigger: Trigger { .create("webhook_events", keyColumn: "ordering_key") }
+    /// Fires on inbox inserts but location events, which the webhook intake applies as it stores them (see
+    /// `APIStore.storeWebhook`: a delivery per position was the worker's ceiling under a city's load); a device's
+    /// status events are one document (handled one at a time, in order), a trip's events another (see
+    /// ``M0014WebhookOrdering``: keyed by row, two lanes deadlocked on `driver_positions`).
+    public static var trigger: Trigger {
+        Trigger.create("webhook_events", keyColumn: "ordering_key").matching(#"$.type != "location""#)
+    }
     /// Reads a trip when a `completed` event carries no summary: survives an hour of HyperTrack outage.
     public static var options: FunctionOptions { .hyperTrackCalls }
 

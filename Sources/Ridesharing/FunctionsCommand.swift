@@ -30,7 +30,7 @@ struct FunctionsList: AsyncParsableCommand {
             switch function.kind {
             case .rows(let trigger):
                 let operations = trigger.operations.map(\.rawValue).sorted().joined(separator: "/")
-                print("\(function.name)\t\(operations) of \(trigger.table)\(trigger.columns.map { " (\($0.joined(separator: ", ")))" } ?? "")")
+                print("\(function.name)\t\(operations) of \(trigger.table)\(trigger.columns.map { " (\($0.joined(separator: ", ")))" } ?? "")\(trigger.filter.map { " where \($0)" } ?? "")")
             case .timer:
                 print("\(function.name)\ttimers")
             case .schedule(let schedule):

@@ -12,6 +12,12 @@ public struct Trigger: Sendable, Hashable {
     public var columns: [String]?
     /// The column whose value identifies the document (the ordering key). Defaults to `id`.
     public var keyColumn: String
+    /// A SQL/JSON path predicate the row (the new row; the old one for deletes) must match for the function to fire,
+    /// e.g. `$.type != "location"`; `nil` fires on every row. Evaluated by the capture trigger with
+    /// `jsonb_path_match` on the row it already has as `jsonb`, so a filtered-out row costs no delivery, no claim
+    /// and no transaction of a worker. Checked when the registry is installed (a predicate PostgreSQL cannot parse
+    /// fails the installation).
+    public var filter: String?
 
     /// Creates a trigger.
     /// - Parameters:
@@ -19,11 +25,26 @@ public struct Trigger: Sendable, Hashable {
     ///   - operations: The operations that fire the function.
     ///   - columns: For updates, the columns of which one must change; `nil` for any change.
     ///   - keyColumn: The column that identifies the document.
-    public init(table: String, operations: Set<ChangeOperation>, columns: [String]? = nil, keyColumn: String = "id") {
+    ///   - filter: A SQL/JSON path predicate on the row (see ``filter``); `nil` for every row.
+    public init(
+        table: String,
+        operations: Set<ChangeOperation>,
+        columns: [String]? = nil,
+        keyColumn: String = "id",
+        filter: String? = nil
+    ) {
         self.table = table
         self.operations = operations
         self.columns = columns
         self.keyColumn = keyColumn
+        self.filter = filter
+    }
+
+    /// This trigger, firing only for rows that match `predicate` (a SQL/JSON path predicate, see ``filter``).
+    public func matching(_ predicate: String) -> Trigger {
+        var trigger = self
+        trigger.filter = predicate
+        return trigger
     }
 
     /// Fires on inserts into `table`.

@@ -9,7 +9,7 @@ import PostgresNIO
 /// changed one starts over from now, one no longer registered is removed), and pending timers of a function no
 /// longer registered as a timer function are dead-lettered like its deliveries.
 ///
-/// In one transaction: resolves each function's table and checks its key and filter columns (a bad registration
+/// In one transaction: resolves each function's table and checks its key and filter columns and its row filter (a bad registration
 /// is refused and changes nothing), replaces the rows of `trigger_runtime.functions` (so a function removed from
 /// the registry stops capturing at once, and its waiting deliveries are dead-lettered), creates or replaces the `trigger_runtime_capture` trigger on each table
 /// that has functions (firing on the operations they react to), and drops it from tables that no longer have any. Requires the runtime's migrations.
@@ -96,9 +96,11 @@ public struct TriggerInstaller: Sendable {
                     tables[table.oid, default: (table.schema, table.name, [])].operations.formUnion(operations)
                     try await connection.query(
                         """
-                        INSERT INTO trigger_runtime.functions (name, table_oid, table_name, operations, columns, key_column)
+                        INSERT INTO trigger_runtime.functions
+                            (name, table_oid, table_name, operations, columns, key_column, row_filter)
                         VALUES (\(function.name.rawValue), \(Int64(table.oid))::oid, \(table.schema + "." + table.name),
-                                \(operations.map(\.rawValue)), \(trigger.columns), \(trigger.keyColumn))
+                                \(operations.map(\.rawValue)), \(trigger.columns), \(trigger.keyColumn),
+                                \(trigger.filter)::jsonpath)
                         """,
                         logger: logger
                     )
@@ -208,6 +210,17 @@ public struct TriggerInstaller: Sendable {
                 .invalidRegistration,
                 "function \(function.name): table \(schema).\(name) has no column \(column)"
             )
+        }
+        if let filter = trigger.filter {
+            do {
+                try await connection.query("SELECT \(filter)::jsonpath", logger: logger)
+            } catch {
+                throw TriggerRuntimeError(
+                    .invalidRegistration,
+                    "function \(function.name): its filter \(filter) is not a SQL/JSON path predicate PostgreSQL reads: "
+                        + "\(String(reflecting: error))"
+                )
+            }
         }
         return (oid, schema, name)
     }

@@ -96,7 +96,10 @@ struct ModelTests {
         #expect(registry.function(named: "dispatchRound")?.kind == .timer)
         #expect(registry.function(named: "dispatchWindow")?.kind == .timer)
         #expect(registry.function(named: "completeTrip")?.trigger == .update("order_legs", columns: ["status"]))
-        #expect(registry.function(named: "onTripWebhook")?.trigger == .create("webhook_events", keyColumn: "ordering_key"))
+        #expect(
+            registry.function(named: "onTripWebhook")?.trigger
+                == Trigger.create("webhook_events", keyColumn: "ordering_key").matching(#"$.type != "location""#)
+        )
         #expect(registry.function(named: "dispatchOrder")?.trigger == .create("orders"))
         #expect(registry.function(named: "deleteOrder")?.trigger == .delete("orders"))
     }

@@ -57,12 +57,21 @@ struct TriggerDDLTests {
         #expect(original.hasSuffix(String(tail[tail.range(of: ") THEN")!.upperBound...])))
     }
 
+    @Test("migration 0006's capture function is 0004's with the row filter added to its one INSERT")
+    func captureWithRowFilter() throws {
+        let awake = try #require(RuntimeSchema.awake.first { $0.contains("FUNCTION trigger_runtime.capture()") })
+        let filtered = try #require(RuntimeSchema.rowFilters.first { $0.contains("FUNCTION trigger_runtime.capture()") })
+        #expect(filtered.replacingOccurrences(of: RuntimeSchema.rowFilterCondition, with: "") == awake)
+        #expect(filtered.contains("jsonb_path_match(coalesce(after_row, before_row), f.row_filter)"))
+        #expect(RuntimeSchema.rowFilters.first == "ALTER TABLE trigger_runtime.functions ADD COLUMN row_filter jsonpath")
+    }
+
     @Test("the runtime's migrations have stable names in one group")
     func migrations() {
         #expect(
             TriggerRuntime.migrations.map(\.name) == [
                 "0001_create_queue", "0002_create_functions", "0003_revise_claim", "0004_skip_notify_while_awake",
-                "0005_timers_and_schedules",
+                "0005_timers_and_schedules", "0006_row_filters",
             ])
         #expect(Set(TriggerRuntime.migrations.map(\.group)) == ["trigger_runtime"])
     }

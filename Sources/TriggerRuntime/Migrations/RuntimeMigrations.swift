@@ -13,6 +13,7 @@ extension TriggerRuntime {
             Migration(group: migrationGroup, name: "0003_revise_claim", statements: RuntimeSchema.claimRevised),
             Migration(group: migrationGroup, name: "0004_skip_notify_while_awake", statements: RuntimeSchema.awake),
             Migration(group: migrationGroup, name: "0005_timers_and_schedules", statements: RuntimeSchema.timers),
+            Migration(group: migrationGroup, name: "0006_row_filters", statements: RuntimeSchema.rowFilters),
         ]
     }
 }

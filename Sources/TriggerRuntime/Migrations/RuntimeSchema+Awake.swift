@@ -25,11 +25,14 @@ extension RuntimeSchema {
         """,
         captureFunction(
             create: "CREATE OR REPLACE",
-            notifyWhen: """
-                FOUND AND (current_setting('transaction_isolation') <> 'read committed' OR NOT EXISTS (
-                        SELECT FROM trigger_runtime.awake_workers a
-                        WHERE a.channel = TG_ARGV[0] AND a.until > clock_timestamp()))
-                """
+            notifyWhen: awakeNotifyCondition
         ),
     ]
+
+    /// Notify unless a worker is awake on the channel (or the writer is not READ COMMITTED); 0004 and 0006.
+    static let awakeNotifyCondition = """
+        FOUND AND (current_setting('transaction_isolation') <> 'read committed' OR NOT EXISTS (
+                SELECT FROM trigger_runtime.awake_workers a
+                WHERE a.channel = TG_ARGV[0] AND a.until > clock_timestamp()))
+        """
 }

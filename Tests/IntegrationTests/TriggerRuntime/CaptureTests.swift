@@ -84,6 +84,34 @@ struct CaptureTests {
         }
     }
 
+    @Test("a row filter fires its function only for matching rows (the new row; the old one for deletes)")
+    func rowFilter() async throws {
+        var builder = FunctionRegistry()
+        builder.register("big", on: Trigger.write("items").matching("$.value >= 10"), as: Item.self) { _, _ in }
+        builder.register("named", on: Trigger.create("items").matching(#"$.name != "skip""#), as: Item.self) { _, _ in }
+        builder.register("all", on: .create("items"), as: Item.self) { _, _ in }
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: builder, logger: logger) { client, _ in
+            try await client.query("INSERT INTO items (id, name, value) VALUES (1, 'skip', 5)")
+            try await client.query("INSERT INTO items (id, name, value) VALUES (2, 'keep', 50)")
+            try await client.query("UPDATE items SET value = 20 WHERE id = 1")  // now big
+            try await client.query("UPDATE items SET value = 1 WHERE id = 2")  // no longer big
+            try await client.query("DELETE FROM items WHERE id = 1")  // was big
+            let recorded = try await client.query(
+                "SELECT function_name, operation, document_key FROM trigger_runtime.deliveries ORDER BY id"
+            )
+            var fired: [String] = []
+            for try await (function, operation, key) in recorded.decode((String, String, String).self) {
+                fired.append("\(function):\(operation):\(key)")
+            }
+            #expect(
+                fired.sorted() == [
+                    "all:create:1", "all:create:2", "big:create:2", "big:delete:1", "big:update:1", "named:create:2",
+                ]
+            )
+        }
+    }
+
     @Test("a handler's writes and its completion commit together; a throwing handler's writes roll back")
     func completionInHandlerTransaction() async throws {
         let calls = Observations<Int>()

@@ -86,6 +86,7 @@ struct SchemaTests {
             for (trigger, what) in [
                 (Trigger.create("missing_table"), "missing table"), (Trigger.create("items", keyColumn: "nope"), "key"),
                 (Trigger.update("items", columns: ["value", "nope"]), "filter column"),
+                (Trigger.create("items").matching("$.value >>> 3"), "row filter that is not a SQL/JSON path"),
             ] {
                 var bad = registry
                 bad.register("bad", on: trigger, as: Item.self) { _, _ in }
