@@ -19,5 +19,6 @@ enum AppMigrations {
         M0014WebhookOrdering.migration,
         M0015Accounts.migration,
         M0016OrderEvents.migration,
+        M0017NearestDrivers.migration,
     ]
 }

@@ -3,7 +3,8 @@ import PostgresNIO
 /// The indexed nearest-driver query shared by `dispatchOrder` and `GET /v1/drivers/nearby`.
 enum DriverSearchSQL {
     /// Dispatchable drivers (``DriverSearch``) within `radius` metres of a point, nearest first:
-    /// `(driver_id uuid, lat, lng, distance double precision)`.
+    /// `(driver_id uuid, lat, lng, distance double precision)`. One index scan that stops at the `limit`-th driver
+    /// (``M0017NearestDrivers``, whose function repeats ``dispatchable(_:)``'s condition: a test checks they agree).
     static func nearest(
         latitude: Double,
         longitude: Double,
@@ -12,18 +13,10 @@ enum DriverSearchSQL {
         search: DriverSearch
     ) -> PostgresQuery {
         """
-        SELECT p.driver_id, p.lat, p.lng,
-               earth_distance(ll_to_earth(\(latitude), \(longitude)), ll_to_earth(p.lat, p.lng)) AS distance
-        FROM driver_positions p
-        JOIN users u ON u.id = p.driver_id
-        WHERE \(unescaped: Self.dispatchable("u"))
-          AND p.recorded_at >= now() - make_interval(secs => \(search.maxPositionAge.seconds))
-          AND earth_box(ll_to_earth(\(latitude), \(longitude)), \(radius)) @> ll_to_earth(p.lat, p.lng)
-          AND earth_distance(ll_to_earth(\(latitude), \(longitude)), ll_to_earth(p.lat, p.lng)) <= \(radius)
-          AND NOT EXISTS (
-              SELECT 1 FROM order_offers f WHERE f.order_id = \(search.excludingOffersOf) AND f.driver_id = u.id)
-        ORDER BY distance, p.driver_id
-        LIMIT \(limit)
+        SELECT driver_id, lat, lng, distance
+        FROM nearest_dispatchable_drivers(\(latitude)::float8, \(longitude)::float8, \(radius)::float8,
+                                          \(search.maxPositionAge.seconds)::float8, \(search.excludingOffersOf)::uuid,
+                                          \(limit)::int)
         """
     }
 

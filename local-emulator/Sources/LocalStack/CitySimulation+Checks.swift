@@ -153,6 +153,58 @@ extension CitySimulation {
         return (invariants, trips.count)
     }
 
+    /// What the database and the emulator hold for up to `limit` of `orders` that are not final: one line each, for
+    /// a failed run's report (under chaos a ride sometimes never ends; this says where it stopped).
+    func unfinished(
+        orders: [String],
+        emulator: EmulatorControl,
+        limit: Int = 5
+    ) async throws -> [String] {
+        let ids = orders.compactMap(UUID.init(uuidString:))
+        let rows = try await self.database.query(
+            """
+            SELECT o.id::text, o.status, o.dispatch_round,
+                   round(extract(epoch FROM now() - o.updated_at))::int8,
+                   coalesce((SELECT string_agg(l.leg || ' ' || l.status || ' trip ' || l.trip_id
+                                 || CASE WHEN l.arrived_at IS NULL THEN ', not arrived' ELSE ', arrived' END, '; '
+                                 ORDER BY l.created_at)
+                             FROM order_legs l WHERE l.order_id = o.id), 'no legs'),
+                   coalesce((SELECT string_agg(d.function_name || ' ' || d.status || ' attempt ' || d.attempt
+                                 || coalesce(' (' || left(d.last_error, 120) || ')', ''), '; ' ORDER BY d.id)
+                             FROM trigger_runtime.deliveries d WHERE d.document_key = o.id::text), 'none'),
+                   coalesce((SELECT string_agg(t.function_name || ' due in '
+                                 || round(extract(epoch FROM t.due_at - now()))::text || ' s', '; ')
+                             FROM trigger_runtime.timers t WHERE t.document_key = o.id::text), 'none'),
+                   coalesce((SELECT string_agg(e.kind, ' → ' ORDER BY e.id)
+                             FROM (SELECT id, kind FROM order_events WHERE order_id = o.id ORDER BY id DESC LIMIT 6) e),
+                            'none')
+            FROM orders o
+            WHERE o.id = ANY(\(ids)) AND o.status NOT IN ('COMPLETED', 'CANCELLED')
+            ORDER BY o.updated_at
+            LIMIT \(limit)
+            """,
+            logger: self.logger
+        )
+        var lines: [String] = []
+        var orderIDs: [String] = []
+        for try await (id, status, round, age, legs, deliveries, timers, events) in rows.decode(
+            (String, String, Int, Int64, String, String, String, String).self
+        ) {
+            orderIDs.append(id)
+            lines.append(
+                "order \(id): \(status) for \(age) s (round \(round)); legs: \(legs); deliveries: \(deliveries); "
+                    + "timers: \(timers); last events: \(events)"
+            )
+        }
+        guard !orderIDs.isEmpty else { return [] }
+        let trips = try await emulator.trips().filter { trip in trip.order.map(orderIDs.contains) ?? false }
+        for (index, id) in orderIDs.enumerated() {
+            let mine = trips.filter { $0.order == id }.map { "\($0.leg ?? "?") \($0.id) \($0.status)" }
+            lines[index] += "; emulator trips: " + (mine.isEmpty ? "none" : mine.joined(separator: ", "))
+        }
+        return lines
+    }
+
     /// Location events the webhook endpoint stored between `start` and `end` (the database's wall clock), every
     /// device's: the stack's heaviest load.
     func locationEvents(from start: Date, to end: Date) async throws -> Int {

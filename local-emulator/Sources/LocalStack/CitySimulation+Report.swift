@@ -20,6 +20,8 @@ extension CitySimulation {
         /// This run's trips on the emulator (two per completed ride: pickup and drop-off).
         public var trips: Int
         public var invariants: [Invariant]
+        /// Where the rides that did not end stopped (``CitySimulation/unfinished(orders:emulator:limit:)``).
+        public var unfinished: [String]
         /// Pending deliveries and the watched processes, sampled during the rides.
         var sampled: SimulationSampler.State
         /// Read from the database and the emulator once the rides were over.
@@ -102,6 +104,12 @@ extension CitySimulation {
                 lines.append("- \(invariant.count == 0 ? "0" : "**\(invariant.count)**"): \(invariant.name)")
             }
             if let last = self.measured.lastError { lines.append("- last error: \(last)") }
+            if !self.unfinished.isEmpty {
+                lines.append("")
+                lines.append("Rides that did not end (at most five, oldest change first):")
+                lines.append("")
+                lines += self.unfinished.map { "- \($0)" }
+            }
             return lines
         }
 

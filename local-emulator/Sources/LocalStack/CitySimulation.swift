@@ -164,6 +164,7 @@ public struct CitySimulation: Sendable {
                 devices: devices,
                 emulator: emulator
             )
+            let unfinished = try await self.unfinished(orders: ride.orders, emulator: emulator)
             let measurements = try await self.measurements(of: ride, before: before, emulator: emulator)
             return Report(
                 configuration: c,
@@ -177,6 +178,7 @@ public struct CitySimulation: Sendable {
                 locationEvents: locations,
                 trips: trips,
                 invariants: invariants,
+                unfinished: unfinished,
                 sampled: sampler.snapshot,
                 measurements: measurements
             )
