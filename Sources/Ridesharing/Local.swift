@@ -105,9 +105,9 @@ struct Local: AsyncParsableCommand {
             url: url, tls: configuration.databaseTLS, embeddedIn: LocalData.postgresDirectory(self.data),
             maximumConnections: configuration.maximumConnections, logger: logger
         ) { database, databaseURL in
-            // A long-running process: a pool that survives PostgreSQL restarts and holds little per request (see useBoundedPool).
+            // A long-running process: a pool that arms no timer per request (see useSteadyPool for the measurement).
             var database = database
-            database.useBoundedPool(connections: configuration.maximumConnections)
+            database.useSteadyPool(connections: configuration.maximumConnections)
             let client = PostgresClient(configuration: database, backgroundLogger: logger)
             let stack = LocalStack(
                 client: client, configuration: stackConfiguration, databaseURL: databaseURL, metrics: metrics,

@@ -58,9 +58,9 @@ struct Serve: AsyncParsableCommand {
         }
         let prepare = self.migrate || self.global.embeddedPostgres
         try await configuration.withDatabase(logger: logger) { database in
-            // A long-running process: a pool that survives PostgreSQL restarts and holds little per request (see useBoundedPool).
+            // A long-running process: a pool that arms no timer per request (see useSteadyPool for the measurement).
             var database = database
-            database.useBoundedPool(connections: configuration.maximumConnections)
+            database.useSteadyPool(connections: configuration.maximumConnections)
             let client = PostgresClient(configuration: database, backgroundLogger: logger)
             let composition = BackendComposition(
                 configuration: settings.composition(role: role, runtime: configuration.runtime),

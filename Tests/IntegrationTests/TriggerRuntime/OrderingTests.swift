@@ -56,7 +56,17 @@ struct OrderingTests {
             try await client.query(
                 "INSERT INTO items (id, name, value) SELECT g, 'row', 0 FROM generate_series(1, 5) AS g"
             )
-            try await RuntimeHarness.withWorker(client: client, registry: registry, logger: logger) {
+            // Leases long enough that none expires while the other rows' first deliveries wait for the hot row:
+            // an expired lease hands its delivery out again while the first handler still runs (fencing then
+            // refuses the first one's commit), which CI's loaded full suite once did at the harness's 10 s. This
+            // test is about the order of claims; LeaseTests are about expiry.
+            let configuration = RuntimeHarness.configuration {
+                $0.leaseDuration = .seconds(120)
+                $0.leaseRenewalInterval = .seconds(5)
+            }
+            try await RuntimeHarness.withWorker(
+                client: client, registry: registry, configuration: configuration, logger: logger
+            ) {
                 try await client.query("UPDATE items SET value = 1 WHERE id > 1")
                 try await client.withConnection { connection in
                     for value in 1...1000 {
