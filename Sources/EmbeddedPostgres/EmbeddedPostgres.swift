@@ -209,13 +209,26 @@ extension EmbeddedPostgres {
         name: String, tls: Configuration.TLSFiles? = nil, logger: Logger
     ) throws -> EmbeddedPostgres {
         let directory = NSTemporaryDirectory() + "\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let server = try EmbeddedPostgres(
-            configuration: .init(dataDirectory: directory, settings: Configuration.throwawaySettings, tls: tls),
-            logger: logger
-        )
-        try server.start()
-        ProcessCleanup.register(server)
-        return server
+        // The port is one that was free a moment ago; another socket can take it before the server binds it (seen
+        // while a simulation held 13,000 client connections: their ephemeral ports are drawn from the same range).
+        // A server that could not bind is started again on another port, in the same folder.
+        var attempt = 1
+        while true {
+            let server = try EmbeddedPostgres(
+                configuration: .init(dataDirectory: directory, settings: Configuration.throwawaySettings, tls: tls),
+                logger: logger
+            )
+            do {
+                try server.start()
+                ProcessCleanup.register(server)
+                return server
+            } catch {
+                let log = (try? String(contentsOfFile: "\(directory)/server.log", encoding: .utf8)) ?? ""
+                guard attempt < 3, log.contains("could not bind") else { throw error }
+                try? FileManager.default.removeItem(atPath: "\(directory)/server.log")
+                attempt += 1
+            }
+        }
     }
 
     /// A TCP port on 127.0.0.1 that was free a moment ago (what the server is started on when no port is given);

@@ -42,6 +42,18 @@ public final class OrderEventHub: Service, Sendable {
         var cursor: Int64 = 0
         var nextID: UInt64 = 0
         var subscriptions: [UInt64: EventSubscription] = [:]
+        /// Subscription ids by their scope's ``OrderEventScope/key``: an event goes to the streams of its rider,
+        /// its driver and its order only. Offering every event to every stream cost the API a check per stream per
+        /// event (perf of the 10,000-driver simulation: the hub's fan-out was the API's largest user of CPU, 12,000
+        /// streams × hundreds of events a second).
+        var byKey: [UUID: Set<UInt64>] = [:]
+
+        mutating func remove(_ id: UInt64) {
+            guard let subscription = self.subscriptions.removeValue(forKey: id) else { return }
+            let key = subscription.scope.key
+            self.byKey[key]?.remove(id)
+            if self.byKey[key]?.isEmpty == true { self.byKey[key] = nil }
+        }
     }
 
     /// The settings.
@@ -86,13 +98,14 @@ public final class OrderEventHub: Service, Sendable {
                 deadline: .now + maximumDuration
             )
             state.subscriptions[state.nextID] = subscription
+            state.byKey[scope.key, default: []].insert(state.nextID)
             return (subscription, state.cursor)
         }
     }
 
     /// Ends a stream's subscription (its writer is done).
     public func unsubscribe(_ subscription: EventSubscription) {
-        _ = self.state.withLock { $0.subscriptions.removeValue(forKey: subscription.id) }
+        self.state.withLock { $0.remove(subscription.id) }
     }
 
     public func run() async throws {
@@ -137,7 +150,10 @@ public final class OrderEventHub: Service, Sendable {
     private func stop() {
         let subscriptions = self.state.withLock { state -> [EventSubscription] in
             state.running = false
-            defer { state.subscriptions.removeAll() }
+            defer {
+                state.subscriptions.removeAll()
+                state.byKey.removeAll()
+            }
             return Array(state.subscriptions.values)
         }
         for subscription in subscriptions { subscription.close(.shutdown) }
@@ -191,8 +207,15 @@ public final class OrderEventHub: Service, Sendable {
             guard let last = events.last else { return }
             self.state.withLock { state in
                 // Under the lock, so a subscription made now gets either all of these (pushed) or none (read).
-                for subscription in state.subscriptions.values {
-                    for event in events where subscription.scope.includes(event) { subscription.push(event) }
+                for event in events {
+                    var offered: Set<UInt64> = []
+                    for key in [event.orderID, event.riderID, event.driverID].compactMap({ $0 }) {
+                        for id in state.byKey[key] ?? [] where offered.insert(id).inserted {
+                            guard let subscription = state.subscriptions[id], subscription.scope.includes(event)
+                            else { continue }
+                            subscription.push(event)
+                        }
+                    }
                 }
                 state.cursor = last.position
             }

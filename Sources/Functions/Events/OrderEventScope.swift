@@ -10,6 +10,15 @@ public enum OrderEventScope: Sendable, Hashable {
     /// legs, summary and driver positions, shown as ``ShareView``s, and the link's revocation.
     case share(UUID, tokenHash: String)
 
+    /// The id every event the stream shows carries (as its order, rider or driver): the hub's index.
+    public var key: UUID {
+        switch self {
+        case .caller(let caller): caller
+        case .order(let order, _): order
+        case .share(let order, _): order
+        }
+    }
+
     /// Whether the stream shows `event`.
     public func includes(_ event: OrderEvent) -> Bool {
         switch self {
