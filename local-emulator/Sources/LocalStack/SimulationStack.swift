@@ -256,9 +256,8 @@ public final class SimulationStack: Sendable {
         }
     }
 
-    /// Every child: SIGTERM with 20 s for a graceful shutdown, then SIGKILL. (`ChildProcess.stop(timeout:)` does
-    /// not serve here: its timeout cannot end the wait for an exit that never comes, and the API was seen to outlive
-    /// SIGTERM after a run under chaos.)
+    /// Every child: SIGTERM with 20 s for a graceful shutdown, then SIGKILL, all at once (the API was seen to
+    /// outlive SIGTERM after a run under chaos).
     func stopAll() async {
         self.supervision.withLock { $0.stopping = true }
         let children = self.children.withLock { children in
