@@ -87,7 +87,7 @@ struct Local: AsyncParsableCommand {
         stackConfiguration.apiHost = settings.httpHost
         stackConfiguration.apiPort = self.port
         stackConfiguration.emulatorPort = self.emulatorPort
-        stackConfiguration.clock = self.clockRate == 0 ? .manual(startingAt: Date()) : .scaled(rate: self.clockRate)
+        stackConfiguration.clock = self.clockRate == 0 ? .manual() : .scaled(rate: self.clockRate)
         stackConfiguration.locationReportInterval = self.locationReportInterval
         stackConfiguration.webhookBatchSize = self.webhookBatch
         // The emulator's delivery log holds every body it sent: bounded, a long city run would keep gigabytes.

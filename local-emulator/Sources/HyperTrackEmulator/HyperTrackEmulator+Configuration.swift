@@ -4,19 +4,20 @@ extension HyperTrackEmulator {
     /// How the emulator's clock moves.
     public struct ClockMode: Sendable, Equatable {
         enum Mode: Sendable, Equatable {
-            case manual(start: Date)
+            case manual(start: Date?)
             case scaled(rate: Double, start: Date?)
         }
 
         let mode: Mode
 
         /// The clock only moves when told to (`POST /_emulator/clock/advance`, ``HyperTrackEmulator/advanceClock(by:)``).
-        /// - Parameter start: emulated time at start-up; by default the real time at start-up in whole seconds. Not a
-        ///   fixed date: the backend judges a position's age against its own clock (dispatch ignores positions older
-        ///   than two minutes), so an emulated clock that starts in the past would make every driver stale. Pass a
-        ///   date for reproducible times.
+        /// - Parameter start: emulated time at start-up; by default the real time when the emulator starts, in whole
+        ///   seconds (read then, not when this mode is made: a test that made its configuration, then waited two
+        ///   minutes for a loaded machine to start its stack, had every driver stale). Not a fixed date: the backend
+        ///   judges a position's age against its own clock (dispatch ignores positions older than two minutes), so an
+        ///   emulated clock that starts in the past would make every driver stale. Pass a date for reproducible times.
         public static func manual(startingAt start: Date? = nil) -> ClockMode {
-            ClockMode(mode: .manual(start: start ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))))
+            ClockMode(mode: .manual(start: start))
         }
 
         /// The clock runs at `rate` times real time (it can still be advanced on top).

@@ -14,7 +14,7 @@ actor Engine {
         self.configuration = configuration
         let start: Date
         switch configuration.clock.mode {
-        case .manual(let date): start = date
+        case .manual(let date): start = date ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         case .scaled(_, let date): start = date ?? Date()
         }
         self.state = EmulatorState(now: start, nextTickAt: start, random: SplitMix64(seed: configuration.seed))
