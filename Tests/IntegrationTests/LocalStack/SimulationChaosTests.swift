@@ -38,25 +38,14 @@ struct SimulationChaosTests {
             let (reachedEnd, booked, trips) = (report.reachedEnd, report.booked, report.trips)
             #expect(booked == 200)
             #expect(trips > 0, "rides were driven on the emulator")
-            // Known, not understood yet (issue 19): under this chaos one ride of 200 sometimes never ends (2 of the
-            // last 4 runs, alone and in CI; its order not final, its trip left active). Until it is found, the
-            // unfinished ride is a known issue and every other invariant (no duplicate trip, nothing dead) must hold.
-            let unfinished: Set<String> = ["rides lost", "trips left active", "orders stuck"]
-            let (hard, soft) = (
-                report.invariants.filter { invariant in !unfinished.contains { invariant.name.hasPrefix($0) } },
-                report.invariants.filter { invariant in unfinished.contains { invariant.name.hasPrefix($0) } }
-            )
-            #expect(soft.count == 3 && hard.count == 2, "\(report.invariants.map(\.name))")
-            for invariant in hard {
+            // Every ride ends and every invariant is 0. (Until the 9th session one ride of 200 sometimes never
+            // ended: the simulated driver's start or complete, sent while the API restarted, failed but was marked
+            // done, so the driver never sent it again; `simulate`'s "rides that did not end" lines showed every such
+            // ride at `REACHED_*` since the PostgreSQL restart.)
+            #expect(reachedEnd, "every ride ended before the deadline (logs: \(stack.logDirectory))")
+            for invariant in report.invariants {
                 let count = invariant.count
                 #expect(count == 0, "\(invariant.name)")
-            }
-            withKnownIssue("under chaos one ride of 200 sometimes never ends", isIntermittent: true) {
-                #expect(reachedEnd, "every ride ended before the deadline (logs: \(stack.logDirectory))")
-                for invariant in soft {
-                    let count = invariant.count
-                    #expect(count == 0, "\(invariant.name)")
-                }
             }
             // The chaos happened: a run where nothing went wrong would prove nothing.
             #expect(chaos.kills.count >= 2, "workers were killed: \(chaos.events)")

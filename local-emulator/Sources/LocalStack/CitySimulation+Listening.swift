@@ -134,11 +134,18 @@ extension CitySimulation {
         default: return
         }
         guard shift.lastAction != action else { return }
-        shift.lastAction = action
-        let reply = try await api.send(.POST, "/v1/orders/\(order)/\(action)", token: token)
+        // Remembered only once the server said yes: under chaos a start or complete sent while the API restarted
+        // failed, the step was marked done anyway, and the safety net's reads of `REACHED_*` then did nothing, so
+        // the ride never ended (the chaos test's 1–5 unfinished rides of 200, all at `REACHED_*` since the
+        // PostgreSQL restart). Sent again at the next status or safety-net read; a repeat of one that did commit is a
+        // 409 and changes nothing. A 5xx or a lost connection is sent again at once, as the polling driver does.
+        let reply = try await self.persistently {
+            try await api.send(.POST, "/v1/orders/\(order)/\(action)", token: token)
+        }
         guard reply.status == 200 else {
             self.recorder.error("\(action) \(order): \(reply.status) \(reply.json)")
             return
         }
+        shift.lastAction = action
     }
 }
