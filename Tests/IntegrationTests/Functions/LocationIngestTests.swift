@@ -27,6 +27,13 @@ struct LocationIngestTests {
         }
     }
 
+    /// Eight signed-in drivers with devices `PREFIX-0` … `PREFIX-7`; returns the device ids.
+    static func drivers(_ h: RideHarness, prefix: String) async throws -> [String] {
+        let devices = (0..<8).map { "\(prefix)-\($0)" }
+        for device in devices { _ = try await h.api.driver("Dana", device: device) }
+        return devices
+    }
+
     static func expectNewest(_ h: RideHarness, devices: [String], delivery: Int) async throws {
         for (index, device) in devices.enumerated() {
             let rows = try await h.client.query(
@@ -46,8 +53,7 @@ struct LocationIngestTests {
     @Test("positions apply as each delivery is stored, in the delivery's transaction: no function delivery for them")
     func inOrderPerDevice() async throws {
         try await RideHarness.with(tracking: FakeTripTracking()) { h in
-            let devices = (0..<8).map { "LOC-\($0)" }
-            for device in devices { _ = try await h.api.driver("Dana", device: device) }
+            let devices = try await Self.drivers(h, prefix: "LOC")
             let start = Date().addingTimeInterval(-60)
             let deliveries = 24
             for k in 0..<deliveries {
@@ -87,8 +93,7 @@ struct LocationIngestTests {
     @Test("concurrent deliveries naming the same drivers in opposite orders: no deadlock, the newest position wins")
     func concurrent() async throws {
         try await RideHarness.with(tracking: FakeTripTracking()) { h in
-            let devices = (0..<8).map { "CON-\($0)" }
-            for device in devices { _ = try await h.api.driver("Dana", device: device) }
+            let devices = try await Self.drivers(h, prefix: "CON")
             let start = Date().addingTimeInterval(-60)
             let deliveries = 32
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
