@@ -40,8 +40,11 @@ struct Local: AsyncParsableCommand {
     @Option(help: "Emulated seconds per real second; 0 = a manual clock moved by POST /_emulator/clock/advance.")
     var clockRate = 1.0
 
-    @Option(help: "Emulated seconds between a standing phone's location webhooks (a moving one reports every 5 s).")
+    @Option(help: "Emulated seconds between a standing phone's location webhooks (a driving one: --moving-report-interval).")
     var locationReportInterval = 30.0
+
+    @Option(help: "Emulated seconds between a driving phone's location webhooks (0: every 5-second step).")
+    var movingReportInterval = 0.0
 
     @Option(help: "The most events one emulator webhook carries (a step's reports are split into deliveries).")
     var webhookBatch = 500
@@ -56,6 +59,9 @@ struct Local: AsyncParsableCommand {
         guard self.clockRate >= 0, self.clockRate <= 10_000 else { throw ValidationError("--clock-rate must be in 0...10000") }
         guard self.locationReportInterval >= 1, self.locationReportInterval <= 3600 else {
             throw ValidationError("--location-report-interval must be in 1...3600 seconds")
+        }
+        guard self.movingReportInterval >= 0, self.movingReportInterval <= 3600 else {
+            throw ValidationError("--moving-report-interval must be in 0...3600 seconds (0: every step)")
         }
         guard (1...100_000).contains(self.webhookBatch) else {
             throw ValidationError("--webhook-batch must be in 1...100000")
@@ -89,6 +95,7 @@ struct Local: AsyncParsableCommand {
         stackConfiguration.emulatorPort = self.emulatorPort
         stackConfiguration.clock = self.clockRate == 0 ? .manual() : .scaled(rate: self.clockRate)
         stackConfiguration.locationReportInterval = self.locationReportInterval
+        stackConfiguration.movingReportInterval = self.movingReportInterval > 0 ? self.movingReportInterval : nil
         stackConfiguration.webhookBatchSize = self.webhookBatch
         // The emulator's delivery log holds every body it sent: bounded, a long city run would keep gigabytes.
         stackConfiguration.webhookLogLimit = 10_000

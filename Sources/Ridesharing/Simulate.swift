@@ -109,6 +109,9 @@ struct Simulate: AsyncParsableCommand {
         guard self.pollInterval >= 0.05, self.pollInterval <= 60 else {
             throw ValidationError("--poll-interval must be in 0.05...60")
         }
+        if self.chaos.reportEvery != nil, self.clockStep == 0 {
+            throw ValidationError("--report-every needs a --clock-step: it scales real seconds by the clock's rate")
+        }
         guard self.deadline > 0 else { throw ValidationError("--deadline must be positive") }
         guard (1...1000).contains(self.setupConcurrency) else {
             throw ValidationError("--setup-concurrency must be in 1...1000")
@@ -138,6 +141,13 @@ struct Simulate: AsyncParsableCommand {
             city.processes = try self.measuredProcesses(default: nil)
             var stack = SimulationStack.Configuration()
             stack.workers = self.chaos.workers
+            stack.emulatorTickInterval = self.chaos.tickInterval
+            if let every = self.chaos.reportEvery {
+                // Real seconds to emulated ones at the clock's rate (clock-step per clock-interval).
+                let emulated = every * self.clockStep / self.clockInterval
+                stack.locationReportInterval = emulated
+                stack.movingReportInterval = emulated
+            }
             stack.directory = self.chaos.stackDirectory
             let chaos = self.chaos.configuration
             let report = try await SimulationStack.with(configuration: stack, logger: logger) { stack in

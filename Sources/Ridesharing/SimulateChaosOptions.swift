@@ -15,6 +15,17 @@ struct SimulateChaosOptions: ParsableArguments {
     )
     var stackDirectory: String?
 
+    @Option(help: "Emulated seconds between the own stack's emulator steps.")
+    var tickInterval = 20.0
+
+    @Option(
+        help: ArgumentHelp(
+            "Real seconds between each phone's location webhooks in the own stack, moving or still (default: a still "
+                + "phone every 30 emulated seconds, a driving one every step)."
+        )
+    )
+    var reportEvery: Double?
+
     @Flag(help: "Turn on the standard chaos (the flags below give each part's defaults).")
     var chaos = false
 
@@ -49,6 +60,12 @@ struct SimulateChaosOptions: ParsableArguments {
 
     func validate() throws {
         guard (1...16).contains(self.workers) else { throw ValidationError("--workers must be in 1...16") }
+        guard self.tickInterval >= 1, self.tickInterval <= 600 else {
+            throw ValidationError("--tick-interval must be in 1...600 seconds")
+        }
+        if let every = self.reportEvery, !(every > 0 && every <= 3600) {
+            throw ValidationError("--report-every must be in (0, 3600] seconds")
+        }
         for (name, value) in [
             ("--kill-worker-every", self.killWorkerEvery), ("--restart-postgres-after", self.restartPostgresAfter),
         ] {

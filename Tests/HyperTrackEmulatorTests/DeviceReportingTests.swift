@@ -63,6 +63,55 @@ struct DeviceReportingTests {
         }
     }
 
+    @Test(
+        "a driving phone reports every movingReportInterval, not every step, and where it stopped at once; none set: every step"
+    )
+    func movingInterval() async throws {
+        // The locations sent from the trip's start on (seconds after it), the last one's point, the device's point.
+        func drivingReports(_ interval: Double?) async throws -> (times: [Double], last: [Double]?, end: [Double]?) {
+            try await withEmulator(configure: {
+                $0.options.locationReportInterval = nil
+                $0.options.movingReportInterval = interval
+            }) { emulator, client, _ in
+                await emulator.registerDevice(id: "D1", longitude: -122.42, latitude: 37.77, tracking: true)
+                try await client.advance(0)
+                let before = await emulator.webhookDeliveries().count
+                _ = try await client.createTrip(device: "D1", to: (-122.41, 37.78))
+                try await client.advance(600)
+                let events = await emulator.webhookDeliveries().dropFirst(before).flatMap { delivery in
+                    (try? JSONSerialization.jsonObject(with: Data(delivery.body.utf8)) as? [[String: Any]]) ?? []
+                }
+                let start = Date(timeIntervalSince1970: 1_767_603_600)
+                let locations = events.filter { $0["type"] as? String == "location" }
+                let times = locations.compactMap { event -> Double? in
+                    guard let text = event["recorded_at"] as? String,
+                        let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+                    else { return nil }
+                    return date.timeIntervalSince(start)
+                }
+                let last = (data(locations.last ?? [:])["geometry"] as? [String: Any])?["coordinates"] as? [Double]
+                let device = try await client.get("/devices/D1").object
+                let end = (device["location"] as? [String: Any]).flatMap {
+                    ($0["geometry"] as? [String: Any])?["coordinates"] as? [Double]
+                }
+                return (times, last, end)
+            }
+        }
+        let everyStep = try await drivingReports(nil)
+        let sparse = try await drivingReports(20)
+        // Every 5-second step while driving (the first location is the trip's start, at 0).
+        let stepGaps = zip(everyStep.times, everyStep.times.dropFirst()).map { $1 - $0 }
+        #expect(everyStep.times.count > 20 && stepGaps.allSatisfy { $0 == 5 }, "\(everyStep.times)")
+        // With 20 s: every 20 s (4 steps), and the step that ended the drive, however soon after the last.
+        let sparseGaps = zip(sparse.times, sparse.times.dropFirst()).map { $1 - $0 }
+        #expect(sparseGaps.dropLast().allSatisfy { $0 == 20 }, "\(sparse.times)")
+        #expect((sparseGaps.last ?? 0) <= 20)
+        #expect(sparse.times.count < everyStep.times.count / 3, "\(sparse.times.count) vs \(everyStep.times.count)")
+        // Both drives end on the same step, and the last location sent is where the phone stands.
+        #expect(sparse.times.last == everyStep.times.last)
+        #expect(sparse.last != nil && sparse.last == sparse.end, "\(String(describing: sparse.last)) \(String(describing: sparse.end))")
+    }
+
     @Test("start reports active and a location, a move reports a location at once, stop reports inactive")
     func startMoveStop() async throws {
         try await withEmulator { emulator, client, receiver in

@@ -88,6 +88,13 @@ extension HyperTrackEmulator {
         /// reports every step). Default 30, about what the SDK sends from a phone at rest; `nil` turns them off.
         /// Reports fall on simulation steps, so the effective interval is rounded up to ``tickInterval``.
         public var locationReportInterval: Double? = 30
+        /// Emulated seconds between the `location` webhooks of a driving device. Default `nil`: every step. A load
+        /// test that runs the clock faster than real time sets it so each phone still reports at a phone's real
+        /// rate (a city of 10,000 drivers on a clock 5× real time, every driving phone reporting each 5-second step,
+        /// posts five times the locations a real city would). The step that ends a drive always reports (the phone
+        /// stopped where the backend expects it), and so do the 1-second locations around an injected manoeuvre.
+        /// Rounded up to ``tickInterval`` like the still devices' interval.
+        public var movingReportInterval: Double?
         /// The most events one webhook delivery carries; a step with more sends several, in order. Default `nil`:
         /// one delivery per step, however many devices reported (a city of 10,000 phones would post megabytes).
         public var webhookBatchSize: Int?

@@ -59,6 +59,9 @@ public struct HyperTrackEmulator: Service {
         if let interval = c.options.locationReportInterval, !(interval > 0 && interval.isFinite) {
             throw fail("the location report interval must be > 0 s (or nil)")
         }
+        if let interval = c.options.movingReportInterval, !(interval > 0 && interval.isFinite) {
+            throw fail("the moving report interval must be > 0 s (or nil)")
+        }
         if case .scaled(let rate, _) = c.clock.mode, !(rate > 0 && rate.isFinite) {
             throw fail("clock rate must be > 0")
         }

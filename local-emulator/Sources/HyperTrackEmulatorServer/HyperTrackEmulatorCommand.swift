@@ -31,6 +31,12 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
     var tickInterval = 5.0
     @Option(help: "Emulated seconds between location reports of a tracking device that stands still; 0 = none.")
     var locationReportInterval = 30.0
+    @Option(help: "Emulated seconds between location reports of a driving device; 0 = every step.")
+    var movingReportInterval = 0.0
+    @Option(help: "The most events one webhook delivery carries; 0 = a step's events in one delivery.")
+    var webhookBatch = 0
+    @Option(help: "Webhook attempts GET /_emulator/webhooks keeps (the oldest dropped first); 0 = all.")
+    var webhookLogLimit = 0
     @Option(name: .customLong("export"), help: "Save the state to DIR/state.json on shutdown.") var exportDirectory: String?
     @Option(name: .customLong("import"), help: "Load the state from DIR/state.json at start-up.") var importDirectory: String?
     @Option(help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
@@ -41,6 +47,10 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
         }
         guard clockRate >= 0 else { throw ValidationError("--clock-rate must be >= 0") }
         guard locationReportInterval >= 0 else { throw ValidationError("--location-report-interval must be >= 0") }
+        guard movingReportInterval >= 0 else { throw ValidationError("--moving-report-interval must be >= 0") }
+        guard webhookBatch >= 0, webhookLogLimit >= 0 else {
+            throw ValidationError("--webhook-batch and --webhook-log-limit must be >= 0")
+        }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "hypertrack-emulator")
         logger.logLevel = level
@@ -60,6 +70,9 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
         configuration.options.tickInterval = tickInterval
         configuration.options.autoCreateDevices = createDevices
         configuration.options.locationReportInterval = locationReportInterval == 0 ? nil : locationReportInterval
+        configuration.options.movingReportInterval = movingReportInterval == 0 ? nil : movingReportInterval
+        configuration.options.webhookBatchSize = webhookBatch == 0 ? nil : webhookBatch
+        configuration.options.webhookLogLimit = webhookLogLimit == 0 ? nil : webhookLogLimit
         configuration.options.exportDirectory = exportDirectory
         configuration.options.importDirectory = importDirectory
 

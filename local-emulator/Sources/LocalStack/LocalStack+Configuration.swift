@@ -24,6 +24,9 @@ extension LocalStack {
         /// Emulated seconds between the location webhooks of a phone that stands still (the emulator's
         /// `locationReportInterval`; a moving one reports every step). Default 30; `nil` turns them off.
         public var locationReportInterval: Double? = 30
+        /// Emulated seconds between a driving phone's location webhooks (the emulator's `movingReportInterval`).
+        /// Default `nil`: every step.
+        public var movingReportInterval: Double?
         /// The most events one emulator webhook carries (`nil`: a step's events in one delivery), and how many
         /// attempts its log keeps (`nil`: all). A city of thousands of phones wants both bounded.
         public var webhookBatchSize: Int?

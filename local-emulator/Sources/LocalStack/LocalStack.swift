@@ -149,6 +149,7 @@ public struct LocalStack: Service {
         emulator.options.tickInterval = self.configuration.emulatorTickInterval
         emulator.options.autoCreateDevices = self.configuration.emulatorCreatesDevices
         emulator.options.locationReportInterval = self.configuration.locationReportInterval
+        emulator.options.movingReportInterval = self.configuration.movingReportInterval
         emulator.options.webhookBatchSize = self.configuration.webhookBatchSize
         emulator.options.webhookLogLimit = self.configuration.webhookLogLimit
         if let directory = self.configuration.emulatorStateDirectory {

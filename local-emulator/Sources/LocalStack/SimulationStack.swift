@@ -26,6 +26,15 @@ public final class SimulationStack: Sendable {
         /// sends a webhook delivery the clock's advance waits for, so a ride's real time grows with the steps it
         /// takes: 20 quarters them against the emulator's default of 5.
         public var emulatorTickInterval = 20.0
+        /// Emulated seconds between a still phone's location webhooks (`nil`: none) and a driving one's (`nil`: every
+        /// step); the emulator's defaults, 30 and every step. A city that should report at a phone's real rate on
+        /// a clock faster than real time scales both (`simulate --report-every`).
+        public var locationReportInterval: Double? = 30
+        public var movingReportInterval: Double?
+        /// The most events one emulator delivery carries (a step of thousands of phones is split, as in `local`),
+        /// and how many attempts the emulator's log keeps (its bodies would otherwise grow for the whole run).
+        public var webhookBatchSize = 500
+        public var webhookLogLimit = 10_000
         /// Scratch folder for PostgreSQL's data and the logs; `nil`: a new one under the temporary folder, removed
         /// at the end.
         public var directory: String?
@@ -169,6 +178,10 @@ public final class SimulationStack: Sendable {
                 "--account-id", Self.accountID, "--secret-key", Self.secretKey, "--webhook-url", webhookURL,
                 "--webhook-secret", Self.webhookSecret, "--seed", "\(self.configuration.emulatorSeed)",
                 "--tick-interval", "\(self.configuration.emulatorTickInterval)",
+                "--location-report-interval", "\(self.configuration.locationReportInterval ?? 0)",
+                "--moving-report-interval", "\(self.configuration.movingReportInterval ?? 0)",
+                "--webhook-batch", "\(self.configuration.webhookBatchSize)",
+                "--webhook-log-limit", "\(self.configuration.webhookLogLimit)",
                 "--log-level", "warning", "--create-devices",
             ],
             environment: [:],

@@ -60,6 +60,13 @@ extension Engine {
         return time.timeIntervalSince(last) >= interval
     }
 
+    /// A driving device's step report is due: every step, or every ``HyperTrackEmulator/Options/movingReportInterval``
+    /// when one is set.
+    func movingReportDue(_ device: DeviceRecord, at time: Date) -> Bool {
+        guard let interval = options.movingReportInterval, let last = device.lastReportedAt else { return true }
+        return time.timeIntervalSince(last) >= interval
+    }
+
     /// Records where a still device is at `time` and returns its `location` webhook.
     func stationaryReport(_ device: inout DeviceRecord, at time: Date) -> JSON {
         device.speed = 0

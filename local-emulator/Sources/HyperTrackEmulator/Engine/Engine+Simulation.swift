@@ -33,8 +33,9 @@ extension Engine {
                     }
                 }
                 settle(&device, at: time)
-                if motion.isFinished(at: time) { device.motion = nil }
-                if moved, isReporting(device) {
+                let finished = motion.isFinished(at: time)
+                if finished { device.motion = nil }
+                if moved, isReporting(device), finished || movingReportDue(device, at: time) {
                     device.lastReportedAt = time
                     events.append(locationEvent(device))
                 }
