@@ -38,6 +38,7 @@ extension APIStore {
         let logger = self.logger
         let encoder = JSONEncoder()
         let events = try String(decoding: encoder.encode(intake.events), as: UTF8.self)
+        let elements = intake.elements
         let rejections = try String(
             decoding: encoder.encode(
                 intake.rejections.map { RejectionRecord(event_index: $0.index, reason: $0.reason, payload: $0.payload) }
@@ -83,11 +84,13 @@ extension APIStore {
                 ? 0
                 : try await connection.count(
                     """
+                    WITH delivery AS MATERIALIZED (SELECT \(elements)::jsonb AS events)
                     INSERT INTO webhook_events (message_id, event_index, type, value, device_id, trip_id, latitude,
                                                 longitude, recorded_at, summary, payload, content_key,
                                                 ordering_key, outcome, processed_at)
                     SELECT \(messageID), e.event_index, e.type, e.value, e.device_id, e.trip_id, e.latitude,
-                           e.longitude, to_timestamp(e.recorded_at), e.summary, e.payload, e.content_key,
+                           e.longitude, to_timestamp(e.recorded_at), e.summary, d.events -> e.event_index,
+                           e.content_key,
                            CASE
                                WHEN e.type IN ('location', 'device_status') AND e.device_id IS NOT NULL
                                    THEN 'device:' || e.device_id
@@ -100,9 +103,9 @@ extension APIStore {
                                ELSE \(Self.positionIgnored)
                            END,
                            CASE WHEN e.type = 'location' THEN now() END
-                    FROM jsonb_to_recordset(\(events)::jsonb) AS e(
+                    FROM delivery d, jsonb_to_recordset(\(events)::jsonb) AS e(
                         event_index int, type text, value text, device_id text, trip_id text, latitude float8,
-                        longitude float8, recorded_at float8, summary jsonb, payload jsonb, content_key text)
+                        longitude float8, recorded_at float8, summary jsonb, content_key text)
                     ORDER BY e.event_index
                     ON CONFLICT DO NOTHING
                     RETURNING id

@@ -160,6 +160,35 @@ struct WebhookEndpointTests {
         }
     }
 
+    @Test("an event with a NUL character (which jsonb cannot hold) is rejected, the rest of its delivery stored")
+    func nulCharacter() async throws {
+        let body = Data(
+            #"""
+            [{"created_at": "2026-11-21T19:00:00Z", "recorded_at": "2026-11-21T19:00:00Z", "device_id": "D\u0000",
+              "type": "location", "data": {"geometry": {"type": "Point", "coordinates": [13.4, 52.5]}}},
+             {"created_at": "2026-11-21T19:00:02Z", "recorded_at": "2026-11-21T19:00:02Z", "device_id": "D1",
+              "type": "location", "data": {"geometry": {"type": "Point", "coordinates": [13.4, 52.5]}}}]
+            """#.utf8
+        )
+        try await BackendHarness.with { h in
+            let signature = HMACWebhookSignatureVerifier.signature(for: body, secret: "whsec-test")
+            let reply = try await Self.post(h, body: body, signature: signature)
+            #expect(reply.status == 202)
+            #expect(reply.json["detail"] == "1 of 1 events stored, 1 rejected")
+            let stored = try await h.client.query(
+                "SELECT event_index, payload ->> 'device_id' FROM webhook_events", logger: BackendHarness.logger
+            ).collect().map { try $0.decode((Int, String).self) }
+            #expect(stored.map(\.0) == [1] && stored.map(\.1) == ["D1"])
+            let rejected = try await h.client.query(
+                "SELECT event_index, reason, payload ->> 'device_id' FROM webhook_rejections",
+                logger: BackendHarness.logger
+            ).collect().map { try $0.decode((Int, String, String).self) }
+            #expect(rejected.count == 1)
+            #expect(rejected.first?.0 == 0 && rejected.first?.1.contains("NUL") == true)
+            #expect(rejected.first?.2 == "D\u{FFFD}")
+        }
+    }
+
     @Test("a replay under a new message id changes nothing: events are deduplicated by content")
     func replayUnderNewID() async throws {
         try await BackendHarness.with { h in

@@ -82,21 +82,31 @@ struct SimulationMeasurementTests {
         #expect(usage.cpuSeconds > 0)
     }
 
-    @Test("a watched process's report: start, end and peak memory, CPU per wall second; an unreadable one says why")
+    @Test("a watched process's report: memory, CPU per wall second over restarts; an unreadable one says why")
     func processReport() {
         let start = ContinuousClock.now
         var state = SimulationSampler.State()
-        state.first["api"] = ProcessUsage(residentKiB: 1024, cpuSeconds: 1)
-        state.last["api"] = ProcessUsage(residentKiB: 2048, cpuSeconds: 3)
-        state.peakKiB["api"] = 4096
-        state.firstAt["api"] = start
-        state.lastAt["api"] = start + .seconds(4)
+        let api = MeasuredProcess(name: "api", pid: 1)
+        state.record(api, ProcessUsage(residentKiB: 1024, cpuSeconds: 1), at: start)
+        state.record(api, ProcessUsage(residentKiB: 4096, cpuSeconds: 2), at: start + .seconds(2))
+        state.record(api, ProcessUsage(residentKiB: 2048, cpuSeconds: 3), at: start + .seconds(4))
+        // A worker killed after 2 s (1 CPU second in its first incarnation) and started again as pid 7, whose
+        // counters start from 0.5 and reach 1.5: 2 CPU seconds in 4 s.
+        state.record(MeasuredProcess(name: "worker", pid: 2), ProcessUsage(residentKiB: 1024, cpuSeconds: 4), at: start)
+        state.record(
+            MeasuredProcess(name: "worker", pid: 2), ProcessUsage(residentKiB: 1024, cpuSeconds: 5),
+            at: start + .seconds(2))
+        state.record(
+            MeasuredProcess(name: "worker", pid: 7), ProcessUsage(residentKiB: 1024, cpuSeconds: 0.5),
+            at: start + .seconds(3))
+        state.record(
+            MeasuredProcess(name: "worker", pid: 7), ProcessUsage(residentKiB: 1024, cpuSeconds: 1.5),
+            at: start + .seconds(4))
         state.failures["gone"] = "pid 1: no such file"
-        let reports = ProcessReport.reports(
-            state,
-            processes: [MeasuredProcess(name: "api", pid: 1), MeasuredProcess(name: "gone", pid: 2)]
-        )
+        let reports = ProcessReport.reports(state)
+        #expect(reports.map(\.name) == ["api", "worker", "gone"])
         #expect(reports[0].text == "api: RSS 1 MiB at the start, 2 MiB at the end, peak 4 MiB; CPU 50% of a core")
-        #expect(reports[1].text == "gone: not measured (pid 1: no such file)")
+        #expect(reports[1].text == "worker: RSS 1 MiB at the start, 1 MiB at the end, peak 1 MiB; CPU 50% of a core")
+        #expect(reports[2].text == "gone: not measured (pid 1: no such file)")
     }
 }

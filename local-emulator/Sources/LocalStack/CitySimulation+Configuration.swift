@@ -32,6 +32,9 @@ extension CitySimulation {
         /// Processes whose memory and CPU are sampled during the rides (the stack's API and worker; the local
         /// stack's one process), and how often they and the pending deliveries are sampled.
         public var processes: [MeasuredProcess] = []
+        /// Where the processes come from when they change during the run (a stack that restarts killed or crashed
+        /// ones hands out their current pids at each sample); `nil`: ``processes``.
+        public var currentProcesses: (@Sendable () -> [MeasuredProcess])?
         public var sampleInterval: Duration = .seconds(1)
         /// How often a polling driver asks `GET /v1/offers`, and reads its ride's order.
         public var offerPollInterval: Duration = .seconds(2)

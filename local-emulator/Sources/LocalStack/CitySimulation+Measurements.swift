@@ -22,6 +22,51 @@ extension CitySimulation {
         var sizeAfter: Int64 = 0
         /// The webhook acknowledgements of the rides as the emulator (the sender) timed them, in milliseconds.
         var webhookRoundTrips: [Double] = []
+        /// The statements that took PostgreSQL the most time during the rides (`pg_stat_statements`), when the
+        /// server loads it (`simulate`'s own stack does); `nil` otherwise.
+        var statements: [StatementCost]?
+    }
+
+    /// One statement's share of PostgreSQL's time.
+    struct StatementCost: Sendable {
+        var query: String
+        var calls: Int
+        var totalMilliseconds: Double
+        var meanMilliseconds: Double
+        var rows: Int
+    }
+
+    /// Starts `pg_stat_statements` counting from now; `false` when the server does not load it (the local stack's
+    /// PostgreSQL, a deployment's), which leaves the report without the table.
+    func resetStatementStatistics() async -> Bool {
+        do {
+            try await self.database.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: self.logger)
+            try await self.database.query("SELECT pg_stat_statements_reset()", logger: self.logger)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// The ten statements with the most execution time since ``resetStatementStatistics()``, the simulation's own
+    /// reads left out.
+    func topStatements() async throws -> [StatementCost] {
+        let rows = try await self.database.query(
+            """
+            SELECT regexp_replace(query, '\\s+', ' ', 'g'), calls::int, total_exec_time, mean_exec_time, rows::int
+            FROM pg_stat_statements
+            WHERE query NOT ILIKE '%pg_stat_statements%' AND query NOT ILIKE '%trigger_runtime.deliveries WHERE status%'
+            ORDER BY total_exec_time DESC LIMIT 10
+            """,
+            logger: self.logger
+        )
+        var costs: [StatementCost] = []
+        for try await (query, calls, total, mean, count) in rows.decode((String, Int, Double, Double, Int).self) {
+            costs.append(
+                StatementCost(query: query, calls: calls, totalMilliseconds: total, meanMilliseconds: mean, rows: count)
+            )
+        }
+        return costs
     }
 
     /// Samples the pending deliveries and the watched processes every ``Configuration/sampleInterval`` until
@@ -29,7 +74,7 @@ extension CitySimulation {
     func sample(into sampler: SimulationSampler, from start: ContinuousClock.Instant) async {
         let c = self.configuration
         while !Task.isCancelled {
-            sampler.sample(c.processes)
+            sampler.sample(c.currentProcesses?() ?? c.processes)
             do {
                 let pending = try await self.count(
                     "SELECT count(*)::int FROM trigger_runtime.deliveries WHERE status = 'ready'"

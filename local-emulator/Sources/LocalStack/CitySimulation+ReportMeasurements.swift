@@ -38,7 +38,7 @@ extension CitySimulation.Report {
         public var databaseGrowthBytes: Int64
     }
 
-    var processes: [ProcessReport] { ProcessReport.reports(self.sampled, processes: self.configuration.processes) }
+    var processes: [ProcessReport] { ProcessReport.reports(self.sampled) }
 
     /// Database growth per 1,000 rides booked, in MiB.
     var growthPerThousandRides: Double {
@@ -72,7 +72,7 @@ extension CitySimulation.Report {
                 self.growthPerThousandRides
             ),
         ]
-        if self.configuration.processes.isEmpty {
+        if self.processes.isEmpty {
             lines.append("- Processes: none given to watch.")
         }
         for process in self.processes { lines.append("- Process \(process.text).") }
@@ -89,6 +89,26 @@ extension CitySimulation.Report {
                 "| `\(lag.function)` | \(lag.count) | "
                     + String(format: "%.1f | %.1f | %.1f |", lag.p50, lag.p99, lag.max)
             )
+        }
+        if let statements = m.statements, !statements.isEmpty {
+            let total = statements.reduce(0) { $0 + $1.totalMilliseconds }
+            lines += [
+                "",
+                "PostgreSQL's busiest statements during the rides (`pg_stat_statements`, execution time only; the "
+                    + String(format: "ten took %.0f s in all):", total / 1000),
+                "",
+                "| statement | calls | total s | mean ms | rows |",
+                "| --- | ---: | ---: | ---: | ---: |",
+            ]
+            for statement in statements {
+                let text = statement.query.count > 160 ? statement.query.prefix(157) + "..." : statement.query
+                lines.append(
+                    "| `\(text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "`", with: "'"))` | "
+                        + String(
+                            format: "%d | %.1f | %.2f | %d |", statement.calls, statement.totalMilliseconds / 1000,
+                            statement.meanMilliseconds, statement.rows)
+                )
+            }
         }
         return lines
     }

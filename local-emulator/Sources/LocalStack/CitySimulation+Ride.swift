@@ -17,12 +17,15 @@ extension CitySimulation {
     struct Baseline: Sendable {
         var databaseBytes: Int64
         var roundTrips: Int
+        /// Whether `pg_stat_statements` counts (the server loads it; it was reset here, so it counts the rides).
+        var statements: Bool
     }
 
     func baseline(emulator: EmulatorControl) async throws -> Baseline {
         Baseline(
             databaseBytes: try await self.databaseSize(),
-            roundTrips: try await emulator.roundTrips(after: .max).total
+            roundTrips: try await emulator.roundTrips(after: .max).total,
+            statements: await self.resetStatementStatistics()
         )
     }
 
@@ -89,6 +92,7 @@ extension CitySimulation {
         measured.sizeBefore = before.databaseBytes
         measured.sizeAfter = try await self.databaseSize()
         measured.webhookRoundTrips = try await emulator.roundTrips(after: before.roundTrips).milliseconds
+        if before.statements { measured.statements = try await self.topStatements() }
         return measured
     }
 }

@@ -2,16 +2,25 @@ import Foundation
 import Synchronization
 
 /// What a run samples while its rides go on: the pending deliveries (a series for the plot) and each watched
-/// process's resident memory and CPU time (peak memory, CPU used between the first and last sample).
+/// process's resident memory and CPU time (peak memory, CPU used between the first and last sample). A process
+/// started again under the same name (a killed worker) continues its name's record: the CPU of each incarnation
+/// between its first and last sample is added up (what one used after its last sample is not seen).
 final class SimulationSampler: Sendable {
     struct State: Sendable {
         var pending: [PendingPlot.Sample] = []
+        /// Names in the order first sampled.
+        var names: [String] = []
         var first: [String: ProcessUsage] = [:]
         var last: [String: ProcessUsage] = [:]
         var peakKiB: [String: Int] = [:]
         var firstAt: [String: ContinuousClock.Instant] = [:]
         var lastAt: [String: ContinuousClock.Instant] = [:]
         var failures: [String: String] = [:]
+        /// The pid last sampled under a name, the CPU seconds its incarnation had at its first sample, and the CPU
+        /// seconds earlier incarnations used while sampled.
+        var pid: [String: Int32] = [:]
+        var incarnationStartCPU: [String: Double] = [:]
+        var earlierCPU: [String: Double] = [:]
     }
 
     let state = Mutex(State())
@@ -26,15 +35,7 @@ final class SimulationSampler: Sendable {
         for process in processes {
             do {
                 let usage = try ProcessUsage.read(pid: process.pid)
-                self.state.withLock { state in
-                    if state.first[process.name] == nil {
-                        state.first[process.name] = usage
-                        state.firstAt[process.name] = now
-                    }
-                    state.last[process.name] = usage
-                    state.lastAt[process.name] = now
-                    state.peakKiB[process.name] = max(state.peakKiB[process.name] ?? 0, usage.residentKiB)
-                }
+                self.state.withLock { $0.record(process, usage, at: now) }
             } catch {
                 self.state.withLock { $0.failures[process.name] = "pid \(process.pid): \(error)" }
             }
@@ -42,6 +43,27 @@ final class SimulationSampler: Sendable {
     }
 
     var snapshot: State { self.state.withLock { $0 } }
+}
+
+extension SimulationSampler.State {
+    /// Records one reading of a process (a new pid under a known name is its next incarnation).
+    mutating func record(_ process: MeasuredProcess, _ usage: ProcessUsage, at now: ContinuousClock.Instant) {
+        let name = process.name
+        if self.first[name] == nil {
+            self.names.append(name)
+            self.first[name] = usage
+            self.firstAt[name] = now
+            self.incarnationStartCPU[name] = usage.cpuSeconds
+        } else if self.pid[name] != process.pid {
+            let used = (self.last[name]?.cpuSeconds ?? 0) - (self.incarnationStartCPU[name] ?? 0)
+            self.earlierCPU[name, default: 0] += max(used, 0)
+            self.incarnationStartCPU[name] = usage.cpuSeconds
+        }
+        self.pid[name] = process.pid
+        self.last[name] = usage
+        self.lastAt[name] = now
+        self.peakKiB[name] = max(self.peakKiB[name] ?? 0, usage.residentKiB)
+    }
 }
 
 /// One watched process's usage over the rides.
@@ -66,9 +88,8 @@ struct ProcessReport: Sendable {
         )
     }
 
-    static func reports(_ state: SimulationSampler.State, processes: [MeasuredProcess]) -> [ProcessReport] {
-        processes.map { process in
-            let name = process.name
+    static func reports(_ state: SimulationSampler.State) -> [ProcessReport] {
+        (state.names + state.failures.keys.filter { !state.names.contains($0) }.sorted()).map { name in
             guard let first = state.first[name], let last = state.last[name], let from = state.firstAt[name],
                 let to = state.lastAt[name]
             else {
@@ -87,7 +108,7 @@ struct ProcessReport: Sendable {
                 startKiB: first.residentKiB,
                 endKiB: last.residentKiB,
                 peakKiB: state.peakKiB[name] ?? last.residentKiB,
-                cores: (last.cpuSeconds - first.cpuSeconds) / wall,
+                cores: ((state.earlierCPU[name] ?? 0) + last.cpuSeconds - (state.incarnationStartCPU[name] ?? 0)) / wall,
                 failure: state.failures[name]
             )
         }

@@ -1,6 +1,8 @@
+import BenchSupport
 import EmbeddedPostgres
 import Logging
 import PostgresNIO
+import Synchronization
 
 extension SimulationStack {
     /// Runs `city` on this stack (its URLs, sign-in codes and database replace the configuration's) with `chaos`
@@ -21,6 +23,9 @@ extension SimulationStack {
         city.apiURL = self.apiURL
         city.emulatorURL = self.emulatorURL
         city.codes = self.codes
+        if city.processes.isEmpty, city.currentProcesses == nil {
+            city.currentProcesses = { self.measuredProcesses }
+        }
         let runner = SimulationChaos(configuration: chaos, stack: self)
         if chaos.isOn { city.duringRides = { await runner.run() } }
         var database = self.postgres.clientConfiguration(database: "postgres")
@@ -38,6 +43,14 @@ extension SimulationStack {
         await runner.finish()
         report.chaos = self.lines + (chaos.isOn ? [""] + runner.lines : [])
         return (report, runner.log)
+    }
+
+    /// The stack's processes as they are now (a restarted one under its new pid), for the report's memory and
+    /// CPU lines. PostgreSQL is not among them: its work is spread over a process per connection.
+    var measuredProcesses: [MeasuredProcess] {
+        self.children.withLock { children in
+            children.map { MeasuredProcess(name: $0.key, pid: $0.value.pid) }.sorted { $0.name < $1.name }
+        }
     }
 
     /// The stack and its settings, for the report.

@@ -137,6 +137,8 @@ public final class SimulationStack: Sendable {
         // API had already answered 201 for (a CI run lost one booking so), which no real deployment accepts.
         // fsync may stay off: it only matters when the machine itself goes down.
         settings["synchronous_commit"] = "on"
+        // The report's table of PostgreSQL's busiest statements (a few per cent of the server's CPU).
+        settings["shared_preload_libraries"] = "pg_stat_statements"
         let postgres = try EmbeddedPostgres(
             configuration: .init(dataDirectory: directory + "/pg", settings: settings),
             logger: logger
