@@ -64,6 +64,13 @@ struct WebhookEndpointTests {
                 seen.append("\(type)|\(value ?? "-")|\(trip ?? "-")|\(latitude.map { "\($0)" } ?? "-")")
             }
             #expect(seen == ["location|-|-|52.5", "trip|destination_arrival|T1|-"])
+            // Each row's payload is its event exactly as sent.
+            let body = String(decoding: Self.body, as: UTF8.self)
+            let same = try await h.client.query(
+                "SELECT count(*)::int FROM webhook_events WHERE payload = (\(body)::jsonb -> event_index)",
+                logger: BackendHarness.logger
+            ).collect().map { try $0.decode(Int.self) }
+            #expect(same == [2])
         }
     }
 
