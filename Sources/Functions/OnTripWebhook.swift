@@ -13,7 +13,8 @@ import TriggerRuntime
 /// - `location`: moves the device's driver, unless a newer position is recorded. The intake applies location events
 ///   itself and the trigger skips them; this handles one stored before that (or fired by hand).
 /// - `device_status`: records whether the device is tracking (`active`) or not (`inactive`, `disconnected`);
-///   dispatch offers orders only to tracking drivers.
+///   dispatch offers orders only to tracking drivers. The intake applies these too and the trigger skips them; as
+///   for locations, this handles one stored before that (or fired by hand).
 /// - An arrival or completion for a trip the backend does not know yet (HyperTrack can report an arrival before the
 ///   transaction that recorded the trip commits) waits: a ``ReplayWebhookEvent`` timer handles the event again,
 ///   after 1, 2, 4 … up to 60 s, for ``waitingWindow``; only then is it ignored (and the reconciler still asks
@@ -24,12 +25,13 @@ import TriggerRuntime
 public struct OnTripWebhook: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "onTripWebhook"
-    /// Fires on inbox inserts but location events, which the webhook intake applies as it stores them (see
+    /// Fires on inbox inserts but location and device status events, which the webhook intake applies as it stores
+    /// them (see
     /// `APIStore.storeWebhook`: a delivery per position was the worker's ceiling under a city's load); a device's
     /// status events are one document (handled one at a time, in order), a trip's events another (see
     /// ``M0014WebhookOrdering``: keyed by row, two lanes deadlocked on `driver_positions`).
     public static var trigger: Trigger {
-        Trigger.create("webhook_events", keyColumn: "ordering_key").matching(#"$.type != "location""#)
+        Trigger.create("webhook_events", keyColumn: "ordering_key").matching(#"$.type != "location" && $.type != "device_status""#)
     }
     /// Reads a trip when a `completed` event carries no summary: survives an hour of HyperTrack outage.
     public static var options: FunctionOptions { .hyperTrackCalls }

@@ -98,7 +98,7 @@ struct ModelTests {
         #expect(registry.function(named: "completeTrip")?.trigger == .update("order_legs", columns: ["status"]))
         #expect(
             registry.function(named: "onTripWebhook")?.trigger
-                == Trigger.create("webhook_events", keyColumn: "ordering_key").matching(#"$.type != "location""#)
+                == Trigger.create("webhook_events", keyColumn: "ordering_key").matching(#"$.type != "location" && $.type != "device_status""#)
         )
         #expect(registry.function(named: "dispatchOrder")?.trigger == .create("orders"))
         #expect(registry.function(named: "deleteOrder")?.trigger == .delete("orders"))

@@ -16,6 +16,9 @@ extension APIStore {
     /// them one delivery at a time).
     static let positionApplied = "applied: position"
     static let positionIgnored = "ignored: unknown device or a newer position is recorded"
+    /// The same for `device_status` events (`applied: device <value>` when applied).
+    static let statusIgnored = "ignored: unknown device or a newer status is recorded"
+    static let statusIncomplete = "ignored: device_status without device or value"
 
     /// Stores a delivery in one transaction: its location events move their drivers (the newest position of each
     /// device in the delivery, unless a newer one is recorded), then its usable events go to the inbox (an event
@@ -24,7 +27,7 @@ extension APIStore {
     /// One multi-row INSERT instead of one statement per event: a delivery of ten location events was ten round
     /// trips inside the request's transaction. Each row gets its ordering key (see ``M0014WebhookOrdering``).
     ///
-    /// **Positions are applied here, not by a function.** Location events are nearly all of HyperTrack's traffic
+    /// **Positions and device statuses are applied here, not by a function.** Location events are nearly all of HyperTrack's traffic
     /// (every online driver every few seconds); handled by `onTripWebhook`, each cost the worker a claim, a
     /// transaction and an outcome update, and the 10,000-driver simulation's worker topped out at 270 events/s,
     /// 21,000 deliveries behind, with dispatch and arrivals queued behind them. Applied set-based in the intake's
@@ -32,7 +35,9 @@ extension APIStore {
     /// (outcome and `processed_at`) and `onTripWebhook`'s trigger skips them (``OnTripWebhook/trigger``). The
     /// upsert takes the drivers' rows in driver order, so two deliveries naming the same drivers in different orders
     /// cannot deadlock, and its `recorded_at` guard makes the newest position win whichever commits first. An event
-    /// seen again (a replay) is not newer than itself, so it moves nothing.
+    /// seen again (a replay) is not newer than itself, so it moves nothing. Device statuses (`active`, `inactive`,
+    /// `disconnected`: whether dispatch may offer the driver rides) likewise: every drive's start and end sends one,
+    /// a fifth of the worker's deliveries in the 10,000-driver simulation until they were applied here.
     /// - Returns: How many events were new.
     func storeWebhook(messageID: String, intake: WebhookIntake) async throws -> Int {
         let logger = self.logger
@@ -46,6 +51,7 @@ extension APIStore {
             as: UTF8.self
         )
         let hasLocations = intake.events.contains { $0.type == "location" }
+        let hasStatuses = intake.events.contains { $0.type == "device_status" }
         return try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
             var applied: [Int] = []
             if hasLocations {
@@ -79,6 +85,35 @@ extension APIStore {
                 )
                 for try await index in rows.decode(Int.self) { applied.append(index) }
             }
+            if hasStatuses {
+                // The newest tracking state of each device in the delivery, users locked in id order (as the
+                // positions' drivers are), applied unless a newer one is recorded.
+                let rows = try await connection.query(
+                    """
+                    WITH latest AS (
+                        SELECT DISTINCT ON (e.device_id) e.device_id, e.value, e.event_index,
+                               least(coalesce(to_timestamp(e.recorded_at), now()), now()) AS at
+                        FROM jsonb_to_recordset(\(events)::jsonb) AS e(
+                            event_index int, type text, value text, device_id text, recorded_at float8)
+                        WHERE e.type = 'device_status' AND e.device_id IS NOT NULL
+                          AND e.value IN ('active', 'inactive', 'disconnected')
+                        ORDER BY e.device_id, e.recorded_at DESC NULLS LAST, e.event_index DESC
+                    ),
+                    locked AS (
+                        SELECT u.id, l.value, l.event_index, l.at
+                        FROM latest l JOIN users u ON u.device_id = l.device_id
+                        ORDER BY u.id
+                        FOR UPDATE OF u
+                    )
+                    UPDATE users u SET device_status = k.value, device_status_at = k.at
+                    FROM locked k
+                    WHERE u.id = k.id AND (u.device_status_at IS NULL OR u.device_status_at <= k.at)
+                    RETURNING k.event_index
+                    """,
+                    logger: logger
+                )
+                for try await index in rows.decode(Int.self) { applied.append(index) }
+            }
             let inserted =
                 intake.events.isEmpty
                 ? 0
@@ -98,11 +133,17 @@ extension APIStore {
                                ELSE 'event:' || \(messageID) || ':' || e.event_index
                            END,
                            CASE
-                               WHEN e.type <> 'location' THEN NULL
-                               WHEN e.event_index = ANY (\(applied)::int[]) THEN \(Self.positionApplied)
-                               ELSE \(Self.positionIgnored)
+                               WHEN e.type = 'location' THEN
+                                   CASE WHEN e.event_index = ANY (\(applied)::int[]) THEN \(Self.positionApplied)
+                                        ELSE \(Self.positionIgnored) END
+                               WHEN e.type = 'device_status' THEN
+                                   CASE WHEN e.device_id IS NULL OR e.value IS NULL THEN \(Self.statusIncomplete)
+                                        WHEN e.value NOT IN ('active', 'inactive', 'disconnected')
+                                            THEN 'ignored: device_status ' || e.value || ' is not a tracking state'
+                                        WHEN e.event_index = ANY (\(applied)::int[]) THEN 'applied: device ' || e.value
+                                        ELSE \(Self.statusIgnored) END
                            END,
-                           CASE WHEN e.type = 'location' THEN now() END
+                           CASE WHEN e.type IN ('location', 'device_status') THEN now() END
                     FROM delivery d, jsonb_to_recordset(\(events)::jsonb) AS e(
                         event_index int, type text, value text, device_id text, trip_id text, latitude float8,
                         longitude float8, recorded_at float8, summary jsonb, content_key text)

@@ -90,6 +90,63 @@ struct LocationIngestTests {
         }
     }
 
+    @Test("device statuses apply at intake too: the newest per device, an older one ignored, no function delivery")
+    func deviceStatuses() async throws {
+        @Sendable func status(_ device: String?, _ value: String?, at seconds: Double) -> JSONValue {
+            var event: [String: JSONValue] = [
+                "created_at": .string(ISO8601DateFormatter().string(from: Date(timeIntervalSinceNow: seconds))),
+                "recorded_at": .string(ISO8601DateFormatter().string(from: Date(timeIntervalSinceNow: seconds))),
+                "type": "device_status", "data": value.map { ["value": .string($0)] } ?? [:], "version": "2.0.0",
+            ]
+            if let device { event["device_id"] = .string(device) }
+            return .object(event)
+        }
+        try await RideHarness.with(tracking: FakeTripTracking()) { h in
+            let devices = try await Self.drivers(h, prefix: "ST")
+            // Device 0: inactive then active in one delivery (the newer, active, wins whatever the order sent).
+            // Device 1: disconnected now; then a delivery with an older active, which changes nothing.
+            #expect(
+                try await h.webhook([
+                    status(devices[0], "active", at: -10), status(devices[0], "inactive", at: -20),
+                    status(devices[1], "disconnected", at: -5), status(devices[2], "sleeping", at: -5),
+                    status(nil, "active", at: -5), status("NOT-A-DRIVER", "active", at: -5),
+                ]).status == 202
+            )
+            #expect(try await h.webhook([status(devices[1], "active", at: -30)]).status == 202)
+            let states = try await h.client.query(
+                "SELECT device_id, device_status FROM users WHERE device_id = ANY(\(Array(devices[0...1])))",
+                logger: BackendHarness.logger
+            )
+            var state: [String: String] = [:]
+            for try await (device, value) in states.decode((String, String?).self) { state[device] = value ?? "-" }
+            #expect(state == [devices[0]: "active", devices[1]: "disconnected"])
+            let outcomes = try await h.client.query(
+                "SELECT outcome FROM webhook_events WHERE processed_at IS NOT NULL ORDER BY id",
+                logger: BackendHarness.logger
+            )
+            var seen: [String] = []
+            for try await outcome in outcomes.decode(String.self) { seen.append(outcome) }
+            #expect(
+                seen == [
+                    "applied: device active", "ignored: unknown device or a newer status is recorded",
+                    "applied: device disconnected", "ignored: device_status sleeping is not a tracking state",
+                    "ignored: device_status without device or value",
+                    "ignored: unknown device or a newer status is recorded",
+                    "ignored: unknown device or a newer status is recorded",
+                ]
+            )
+            #expect(
+                try await DispatchTests.int(
+                    h,
+                    """
+                    SELECT ((SELECT count(*) FROM trigger_runtime.deliveries WHERE function_name = 'onTripWebhook')
+                          + (SELECT count(*) FROM trigger_runtime.done WHERE function_name = 'onTripWebhook'))::int
+                    """
+                ) == 0
+            )
+        }
+    }
+
     @Test("concurrent deliveries naming the same drivers in opposite orders: no deadlock, the newest position wins")
     func concurrent() async throws {
         try await RideHarness.with(tracking: FakeTripTracking()) { h in
