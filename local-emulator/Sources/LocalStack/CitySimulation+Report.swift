@@ -14,6 +14,8 @@ extension CitySimulation {
         var orders: [String]
         /// Requests made while setting up (excluded from the rides' requests per second).
         var requestsBefore: Int
+        /// Emulated seconds the simulation moved the clock during the rides (0 when it leaves the clock alone).
+        var clockSeconds: Double
         var measured: SimulationRecorder.State
         /// Location events the stack stored during the rides (every device's).
         public var locationEvents: Int
@@ -71,6 +73,14 @@ extension CitySimulation {
                     Double(self.requests - self.requestsBefore) / seconds,
                     self.requests - self.requestsBefore
                 ),
+                c.clockStep > 0
+                    ? String(
+                        format: "- Emulated clock: %.2f× real time during the rides (asked: %.2f×; a step waits for its "
+                            + "webhooks' answers).",
+                        self.clockSeconds / seconds,
+                        c.clockStep / CitySimulation.seconds(c.clockInterval)
+                    )
+                    : "- Emulated clock: left to its own rate.",
                 String(
                     format: "- Location events stored by the webhook endpoint: %.1f/s (%d during the rides, sent by "
                         + "the emulator as its clock moves).",

@@ -11,6 +11,8 @@ extension CitySimulation {
         var reachedEnd: Bool
         /// Requests made while setting up (excluded from the rides' requests per second).
         var requestsBefore: Int
+        /// Emulated seconds the clock moved meanwhile (set by the caller, which runs the clock).
+        var clockSeconds: Double = 0
     }
 
     /// What is read before the rides so that the report counts only theirs.
