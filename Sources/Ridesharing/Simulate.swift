@@ -142,6 +142,9 @@ struct Simulate: AsyncParsableCommand {
             var stack = SimulationStack.Configuration()
             stack.workers = self.chaos.workers
             stack.emulatorTickInterval = self.chaos.tickInterval
+            stack.webhookBatchSize = self.chaos.webhookBatch
+            stack.webhookConcurrency = self.chaos.webhookConcurrency
+            stack.settings.merge(try self.chaos.parsedSettings()) { $1 }
             if let every = self.chaos.reportEvery {
                 // Real seconds to emulated ones at the clock's rate (clock-step per clock-interval).
                 let emulated = every * self.clockStep / self.clockInterval

@@ -26,6 +26,18 @@ struct SimulateChaosOptions: ParsableArguments {
     )
     var reportEvery: Double?
 
+    @Option(help: "The most events one of the own stack's emulator deliveries carries.")
+    var webhookBatch = 500
+
+    @Option(help: "How many of a step's webhook deliveries the own stack's emulator has in flight at once.")
+    var webhookConcurrency = 1
+
+    @Option(
+        name: .customLong("setting"),
+        help: "A setting for the own stack's API and workers, KEY=VALUE (repeatable; e.g. WORKER_CONCURRENCY=32)."
+    )
+    var settings: [String] = []
+
     @Flag(help: "Turn on the standard chaos (the flags below give each part's defaults).")
     var chaos = false
 
@@ -40,6 +52,19 @@ struct SimulateChaosOptions: ParsableArguments {
 
     @Option(help: "Share of webhook deliveries dropped (location events), delayed or duplicated (--chaos: 0.09).")
     var webhookFaults: Double?
+
+    /// `--setting` as a dictionary.
+    func parsedSettings() throws -> [String: String] {
+        var parsed: [String: String] = [:]
+        for setting in self.settings {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw ValidationError("--setting must be KEY=VALUE, e.g. WORKER_CONCURRENCY=32 (got \(setting))")
+            }
+            parsed[parts[0]] = parts[1]
+        }
+        return parsed
+    }
 
     /// Whether simulate runs its own stack.
     var ownsStack: Bool { self.ownStack || self.configuration.isOn }
@@ -60,6 +85,11 @@ struct SimulateChaosOptions: ParsableArguments {
 
     func validate() throws {
         guard (1...16).contains(self.workers) else { throw ValidationError("--workers must be in 1...16") }
+        guard (1...100_000).contains(self.webhookBatch) else { throw ValidationError("--webhook-batch must be in 1...100000") }
+        guard (1...256).contains(self.webhookConcurrency) else {
+            throw ValidationError("--webhook-concurrency must be in 1...256")
+        }
+        _ = try self.parsedSettings()
         guard self.tickInterval >= 1, self.tickInterval <= 600 else {
             throw ValidationError("--tick-interval must be in 1...600 seconds")
         }

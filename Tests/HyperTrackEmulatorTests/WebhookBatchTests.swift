@@ -26,6 +26,33 @@ struct WebhookBatchTests {
         }
     }
 
+    @Test("webhookConcurrency 4: a step's deliveries go out four at a time, never more, and are logged in order")
+    func concurrentDeliveries() async throws {
+        try await withEmulator(configure: {
+            quiet(&$0)
+            $0.options.webhookBatchSize = 2
+            $0.options.webhookConcurrency = 4
+        }) { emulator, client, receiver in
+            // Each request is answered only once four are in flight: with one at a time the step would never end
+            // (the test's time limit).
+            await receiver.script.hold(untilInFlight: 4)
+            for index in 0..<8 {
+                await emulator.registerDevice(id: "D\(index)", longitude: 13.4, latitude: 52.5, tracking: true)
+            }
+            try await client.advance(0)
+            let log = await emulator.webhookDeliveries()
+            #expect(log.count == 8, "8 phones' first reports (status and location each), 2 events a delivery")
+            #expect(log.allSatisfy { $0.outcome == .delivered })
+            #expect(await receiver.script.mostInFlight == 4)
+            // The log keeps the step's order: the phones' reports in the order they were placed.
+            let devices = log.flatMap { delivery in
+                ((try? JSONSerialization.jsonObject(with: Data(delivery.body.utf8))) as? [[String: Any]] ?? [])
+                    .compactMap { $0["device_id"] as? String }
+            }
+            #expect(devices == (0..<8).flatMap { ["D\($0)", "D\($0)"] })
+        }
+    }
+
     @Test("every answered attempt is timed: round-trips lists them, after=N only the later ones")
     func roundTrips() async throws {
         try await withEmulator(configure: quiet) { emulator, client, receiver in

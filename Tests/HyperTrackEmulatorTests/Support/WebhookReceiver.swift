@@ -24,10 +24,36 @@ struct ReceivedWebhook: Sendable {
 /// Scripted answers: the next statuses to answer with, then 200 forever.
 actor ReceiverScript {
     private var statuses: [Int] = []
+    /// Requests being answered now, and the most seen at once.
+    private(set) var inFlight = 0
+    private(set) var mostInFlight = 0
+    /// With a gate, each request waits until this many are in flight (or the gate's deadline passes).
+    private var gate: (count: Int, waiters: [CheckedContinuation<Void, Never>])?
 
     func answer(next statuses: [Int]) { self.statuses += statuses }
 
     func nextStatus() -> Int { statuses.isEmpty ? 200 : statuses.removeFirst() }
+
+    /// Holds each request until `count` are in flight at once, then lets them all go.
+    func hold(untilInFlight count: Int) { self.gate = (count, []) }
+
+    func arrived() async {
+        self.inFlight += 1
+        self.mostInFlight = max(self.mostInFlight, self.inFlight)
+        guard var gate = self.gate else { return }
+        if self.inFlight >= gate.count {
+            for waiter in gate.waiters { waiter.resume() }
+            gate.waiters = []
+            self.gate = gate
+            return
+        }
+        await withCheckedContinuation { continuation in
+            gate.waiters.append(continuation)
+            self.gate = gate
+        }
+    }
+
+    func left() { self.inFlight -= 1 }
 }
 
 /// A small Hummingbird server on 127.0.0.1:0 that collects webhooks into an `AsyncStream`.
@@ -48,6 +74,8 @@ struct WebhookReceiver: Sendable {
         router.post("/webhooks") { request, _ -> Response in
             var request = request
             let bytes = try await request.collectBody(upTo: 4 << 20)
+            await script.arrived()
+            defer { Task { await script.left() } }
             let status = await script.nextStatus()
             continuation.yield(
                 ReceivedWebhook(

@@ -15,7 +15,14 @@ struct SimulationChaosTests {
 
     @Test("50 drivers, 200 rides, chaos on: every ride ends, no ride lost, one trip per leg, nothing dead or stuck")
     func chaoticCity() async throws {
-        try await SimulationStack.with(configuration: .init(), logger: Self.logger) { stack in
+        var configuration = SimulationStack.Configuration()
+        // Every phone reports every 2 real seconds (600 emulated at the clock's 300×), moving or not, as
+        // `simulate --report-every 2` would: at the emulator's defaults (a still phone every 30 emulated seconds, a
+        // driving one every 20-second step) 50 phones posted ~750 locations a real second, a city's worth of
+        // ingestion beside the rest of the suite in CI.
+        configuration.locationReportInterval = 600
+        configuration.movingReportInterval = 600
+        try await SimulationStack.with(configuration: configuration, logger: Self.logger) { stack in
             var city = CitySimulation.Configuration(apiURL: "", emulatorURL: "")
             city.drivers = 50
             city.rides = 200

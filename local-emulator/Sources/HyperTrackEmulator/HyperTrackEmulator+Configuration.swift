@@ -98,6 +98,10 @@ extension HyperTrackEmulator {
         /// The most events one webhook delivery carries; a step with more sends several, in order. Default `nil`:
         /// one delivery per step, however many devices reported (a city of 10,000 phones would post megabytes).
         public var webhookBatchSize: Int?
+        /// How many of a step's deliveries are in flight at once. Default 1: one after another, in order, which tests
+        /// rely on. HyperTrack's own order and concurrency are unknown (a backend must cope with any order); a load
+        /// test sets more so that a step of thousands of phones does not hold the clock back.
+        public var webhookConcurrency: Int = 1
         /// How many webhook attempts the log (`GET /_emulator/webhooks`) keeps, the oldest dropped first. Default
         /// `nil`: all (a long run at scale holds every body it sent, so load tools set a limit).
         public var webhookLogLimit: Int?

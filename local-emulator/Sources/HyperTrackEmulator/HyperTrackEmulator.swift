@@ -54,7 +54,8 @@ public struct HyperTrackEmulator: Service {
         guard !c.accountID.isEmpty, !c.secretKey.isEmpty else { throw fail("account id and secret key are required") }
         guard c.arrivalRadius > 0 else { throw fail("arrival radius must be > 0 m") }
         guard c.options.tickInterval > 0, c.options.webhookRetryInterval >= 0, c.options.webhookMaxRetries >= 0,
-            c.options.pageSize > 0, c.options.completionDelay >= 0, c.options.nearbyDelay >= 0
+            c.options.pageSize > 0, c.options.completionDelay >= 0, c.options.nearbyDelay >= 0,
+            (1...256).contains(c.options.webhookConcurrency)
         else { throw fail("intervals and page size must be positive") }
         if let interval = c.options.locationReportInterval, !(interval > 0 && interval.isFinite) {
             throw fail("the location report interval must be > 0 s (or nil)")

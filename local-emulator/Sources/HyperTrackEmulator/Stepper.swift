@@ -2,6 +2,10 @@ import Foundation
 
 /// Advances the emulated clock one step at a time and makes each step's webhook attempts before the next step, so
 /// a whole ride plays deterministically. Advances never overlap (the ticker and HTTP callers share one lock).
+///
+/// A step's attempts go out one after another, or up to ``HyperTrackEmulator/Options/webhookConcurrency`` at once
+/// (their results are recorded in the step's order either way). One at a time, a 10,000-phone step of five
+/// 500-event deliveries waited for each answer in turn and the clock ran at 3.4× real time when 5× was asked.
 struct Stepper: Sendable {
     struct Result: Sendable {
         var now: Date
@@ -16,23 +20,45 @@ struct Stepper: Sendable {
         await lock.withLock {
             let target = await engine.now.addingTimeInterval(seconds)
             var attempts = 0
+            let concurrency = max(await engine.options.webhookConcurrency, 1)
             while let batch = await engine.nextStep(upTo: target) {
-                for attempt in batch {
-                    let sent = ContinuousClock.now
-                    let (status, error) = await sender.send(attempt)
-                    let elapsed = (ContinuousClock.now - sent).components
-                    await engine.recordAttempt(
-                        attempt,
-                        status: status,
-                        error: error,
-                        configured: sender.url != nil,
-                        milliseconds: Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
-                    )
-                    attempts += 1
+                for start in stride(from: 0, to: batch.count, by: concurrency) {
+                    let wave = Array(batch[start..<min(start + concurrency, batch.count)])
+                    let results = await self.send(wave)
+                    for (attempt, (status, error, milliseconds)) in zip(wave, results) {
+                        await engine.recordAttempt(
+                            attempt,
+                            status: status,
+                            error: error,
+                            configured: sender.url != nil,
+                            milliseconds: milliseconds
+                        )
+                        attempts += 1
+                    }
                 }
             }
             await engine.finishAdvance(at: target)
             return Result(now: target, attempts: attempts)
+        }
+    }
+
+    /// Sends attempts at once; each result (status, transport error, round trip in ms) in the attempts' order.
+    private func send(_ attempts: [PendingAttempt]) async -> [(Int?, String?, Double)] {
+        let sender = self.sender
+        func timed(_ attempt: PendingAttempt) async -> (Int?, String?, Double) {
+            let sent = ContinuousClock.now
+            let (status, error) = await sender.send(attempt)
+            let elapsed = (ContinuousClock.now - sent).components
+            return (status, error, Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15)
+        }
+        if attempts.count == 1 { return [await timed(attempts[0])] }
+        return await withTaskGroup(of: (Int, (Int?, String?, Double)).self) { group in
+            for (index, attempt) in attempts.enumerated() {
+                group.addTask { (index, await timed(attempt)) }
+            }
+            var results = [(Int?, String?, Double)](repeating: (nil, nil, 0), count: attempts.count)
+            for await (index, result) in group { results[index] = result }
+            return results
         }
     }
 }

@@ -35,6 +35,8 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
     var movingReportInterval = 0.0
     @Option(help: "The most events one webhook delivery carries; 0 = a step's events in one delivery.")
     var webhookBatch = 0
+    @Option(help: "How many of a step's webhook deliveries are in flight at once (1: one after another).")
+    var webhookConcurrency = 1
     @Option(help: "Webhook attempts GET /_emulator/webhooks keeps (the oldest dropped first); 0 = all.")
     var webhookLogLimit = 0
     @Option(name: .customLong("export"), help: "Save the state to DIR/state.json on shutdown.") var exportDirectory: String?
@@ -48,6 +50,7 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
         guard clockRate >= 0 else { throw ValidationError("--clock-rate must be >= 0") }
         guard locationReportInterval >= 0 else { throw ValidationError("--location-report-interval must be >= 0") }
         guard movingReportInterval >= 0 else { throw ValidationError("--moving-report-interval must be >= 0") }
+        guard (1...256).contains(webhookConcurrency) else { throw ValidationError("--webhook-concurrency must be in 1...256") }
         guard webhookBatch >= 0, webhookLogLimit >= 0 else {
             throw ValidationError("--webhook-batch and --webhook-log-limit must be >= 0")
         }
@@ -73,6 +76,7 @@ struct HyperTrackEmulatorCommand: AsyncParsableCommand {
         configuration.options.movingReportInterval = movingReportInterval == 0 ? nil : movingReportInterval
         configuration.options.webhookBatchSize = webhookBatch == 0 ? nil : webhookBatch
         configuration.options.webhookLogLimit = webhookLogLimit == 0 ? nil : webhookLogLimit
+        configuration.options.webhookConcurrency = webhookConcurrency
         configuration.options.exportDirectory = exportDirectory
         configuration.options.importDirectory = importDirectory
 

@@ -55,9 +55,14 @@ extension SimulationStack {
 
     /// The stack and its settings, for the report.
     var lines: [String] {
-        [
+        let c = self.configuration
+        return [
             "Stack: this build's processes, started by simulate: PostgreSQL (embedded, fsync off, synchronous commit on), `hypertrack-emulator` "
-                + "(manual clock, a step every \(self.configuration.emulatorTickInterval) emulated s), 1 `serve --api-only`, \(self.configuration.workers) `serve --worker-only`; settings "
+                + "(manual clock, a step every \(c.emulatorTickInterval) emulated s; a still phone reports every "
+                + (c.locationReportInterval.map { "\($0) emulated s" } ?? "never") + ", a driving one every "
+                + (c.movingReportInterval.map { "\($0) emulated s" } ?? "step")
+                + "; deliveries of up to \(c.webhookBatchSize) events, \(c.webhookConcurrency) in flight at once), "
+                + "1 `serve --api-only`, \(c.workers) `serve --worker-only`; settings "
                 + self.configuration.settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 .joined(separator: ", ") + "."
         ]

@@ -35,6 +35,8 @@ public final class SimulationStack: Sendable {
         /// and how many attempts the emulator's log keeps (its bodies would otherwise grow for the whole run).
         public var webhookBatchSize = 500
         public var webhookLogLimit = 10_000
+        /// How many of a step's deliveries the emulator has in flight at once (1: one after another).
+        public var webhookConcurrency = 1
         /// Scratch folder for PostgreSQL's data and the logs; `nil`: a new one under the temporary folder, removed
         /// at the end.
         public var directory: String?
@@ -184,6 +186,7 @@ public final class SimulationStack: Sendable {
                 "--moving-report-interval", "\(self.configuration.movingReportInterval ?? 0)",
                 "--webhook-batch", "\(self.configuration.webhookBatchSize)",
                 "--webhook-log-limit", "\(self.configuration.webhookLogLimit)",
+                "--webhook-concurrency", "\(self.configuration.webhookConcurrency)",
                 "--log-level", "warning", "--create-devices",
             ],
             environment: [:],
