@@ -75,6 +75,23 @@ struct SimulationMeasurementTests {
         }
     }
 
+    @Test("a process tree's CPU: the stat fields by number (ppid, utime, stime, cutime, cstime), and a busy child's")
+    func processTree() async throws {
+        let stat = "4242 (a (weird) name) S 17 4242 4242 0 -1 4194304 100 0 0 0 250 150 30 20 20 0 4 0 1 2 3"
+        #expect(ProcessUsage.fields(stat, 1, 11, 12, 13, 14) == [17, 250, 150, 30, 20])
+        #expect(ProcessUsage.fields(stat, 99).isEmpty)
+        // A child that spins for a while: its CPU shows in the tree's count once it has run (the parent's own
+        // count cannot include it), and after it is waited for (through cutime).
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/sh")
+        child.arguments = ["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"]
+        let before = try ProcessUsage.readTree(pid: getpid()).cpuSeconds - ProcessUsage.read(pid: getpid()).cpuSeconds
+        try child.run()
+        child.waitUntilExit()
+        let after = try ProcessUsage.readTree(pid: getpid()).cpuSeconds - ProcessUsage.read(pid: getpid()).cpuSeconds
+        #expect(after > before, "children's CPU \(before) s → \(after) s")
+    }
+
     @Test("this process's own usage reads from /proc")
     func ownUsage() throws {
         let usage = try ProcessUsage.read(pid: getpid())

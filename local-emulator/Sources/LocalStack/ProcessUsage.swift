@@ -5,10 +5,14 @@ import Foundation
 public struct MeasuredProcess: Sendable, Hashable {
     public var name: String
     public var pid: Int32
+    /// Count the CPU of its child processes too (PostgreSQL: a process per connection, under the postmaster); the
+    /// memory stays the process's own (the children's would count shared buffers again for each).
+    public var withChildren: Bool
 
-    public init(name: String, pid: Int32) {
+    public init(name: String, pid: Int32, withChildren: Bool = false) {
         self.name = name
         self.pid = pid
+        self.withChildren = withChildren
     }
 }
 
@@ -22,6 +26,32 @@ struct ProcessUsage: Sendable, Equatable {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
         return try Self.parse(status: status, stat: stat, ticksPerSecond: Double(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    /// ``read(pid:)`` with the CPU of the process's children added: the exited ones it waited for (`cutime` and
+    /// `cstime`, stat's 16th and 17th fields) and the running ones (every `/proc/*/stat` whose parent is `pid`).
+    /// A child that exits between two samples is counted once it is waited for.
+    static func readTree(pid: Int32) throws -> ProcessUsage {
+        var usage = try Self.read(pid: pid)
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let own = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        usage.cpuSeconds += Self.fields(own, 13, 14).reduce(0, +) / ticks
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let child = Int32(entry), child != pid,
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                Self.fields(stat, 1).first == Double(pid)
+            else { continue }
+            usage.cpuSeconds += Self.fields(stat, 11, 12).reduce(0, +) / ticks
+        }
+        return usage
+    }
+
+    /// Numeric fields of a stat line, numbered from 0 = the state field after the command name (so ppid is 1,
+    /// utime 11, stime 12, cutime 13, cstime 14); a missing or non-numeric one is left out.
+    static func fields(_ stat: String, _ indices: Int...) -> [Double] {
+        guard let close = stat.lastIndex(of: ")") else { return [] }
+        let fields = stat[stat.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
+        return indices.compactMap { $0 < fields.count ? Double(fields[$0]) : nil }
     }
 
     /// The two files' fields: `VmRSS:  123 kB` of status; of stat, the 14th and 15th fields (utime, stime in clock

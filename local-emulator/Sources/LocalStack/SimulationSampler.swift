@@ -34,7 +34,9 @@ final class SimulationSampler: Sendable {
         let now = ContinuousClock.now
         for process in processes {
             do {
-                let usage = try ProcessUsage.read(pid: process.pid)
+                let usage =
+                    process.withChildren
+                    ? try ProcessUsage.readTree(pid: process.pid) : try ProcessUsage.read(pid: process.pid)
                 self.state.withLock { $0.record(process, usage, at: now) }
             } catch {
                 self.state.withLock { $0.failures[process.name] = "pid \(process.pid): \(error)" }

@@ -1,5 +1,6 @@
 import BenchSupport
 import EmbeddedPostgres
+import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
@@ -45,12 +46,21 @@ extension SimulationStack {
         return (report, runner.log)
     }
 
-    /// The stack's processes as they are now (a restarted one under its new pid), for the report's memory and
-    /// CPU lines. PostgreSQL is not among them: its work is spread over a process per connection.
+    /// The stack's processes as they are now (a restarted one under its new pid), PostgreSQL (the postmaster's
+    /// memory, the CPU of all its processes) and this one (the simulated drivers and riders, and the clock), for
+    /// the report's memory and CPU lines: on a 2-core machine they share, each one's share says what limits a run.
     var measuredProcesses: [MeasuredProcess] {
-        self.children.withLock { children in
+        var processes = self.children.withLock { children in
             children.map { MeasuredProcess(name: $0.key, pid: $0.value.pid) }.sorted { $0.name < $1.name }
         }
+        let pidFile = self.directory + "/pg/postmaster.pid"
+        if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+            let pid = text.split(separator: "\n").first.flatMap({ Int32($0) })
+        {
+            processes.append(MeasuredProcess(name: "postgres (all its processes' CPU)", pid: pid, withChildren: true))
+        }
+        processes.append(MeasuredProcess(name: "simulate (drivers, riders, clock)", pid: getpid()))
+        return processes
     }
 
     /// The stack and its settings, for the report.
