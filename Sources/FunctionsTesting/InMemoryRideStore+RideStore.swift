@@ -125,14 +125,20 @@ extension InMemoryRideStore {
         limit: Int,
         search: DriverSearch
     ) async throws -> [UUID] {
-        let candidates = self.state.drivers.values.compactMap { driver -> (UUID, Double)? in
-            guard self.isDispatchable(driver, search: search), let position = driver.position,
-                self.now.timeIntervalSince(position.recordedAt) <= search.maxPositionAge.secondsValue
-            else { return nil }
+        // As PostgreSQL's search does: the nearest positions in reach first (at most DriverSearch.scannedPositions),
+        // then the filters.
+        let nearest = self.state.drivers.values.compactMap { driver -> (Driver, Double)? in
+            guard let position = driver.position else { return nil }
             let distance = Self.distance(point, Coordinate(latitude: position.latitude, longitude: position.longitude))
-            return distance <= radius ? (driver.id, distance) : nil
+            return distance <= radius ? (driver, distance) : nil
         }
-        return candidates.sorted { ($0.1, $0.0.uuidString) < ($1.1, $1.0.uuidString) }.prefix(limit).map(\.0)
+        .sorted { ($0.1, $0.0.id.uuidString) < ($1.1, $1.0.id.uuidString) }
+        .prefix(DriverSearch.scannedPositions)
+        return nearest.filter { driver, _ in
+            guard self.isDispatchable(driver, search: search), let position = driver.position else { return false }
+            return self.now.timeIntervalSince(position.recordedAt) <= search.maxPositionAge.secondsValue
+        }
+        .prefix(limit).map(\.0.id)
     }
 
     public func availableDrivers(deviceIDs: [String], search: DriverSearch) async throws -> [String: UUID] {

@@ -20,5 +20,6 @@ enum AppMigrations {
         M0015Accounts.migration,
         M0016OrderEvents.migration,
         M0017NearestDrivers.migration,
+        M0018BoundedDriverSearch.migration,
     ]
 }

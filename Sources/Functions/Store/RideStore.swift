@@ -148,6 +148,9 @@ public struct DriverSearch: Sendable, Hashable {
     public static let defaultOfferTTL: Duration = .seconds(20)
     /// The default age beyond which a position no longer counts: 2 minutes.
     public static let defaultMaxPositionAge: Duration = .seconds(120)
+    /// The most positions a search looks at, nearest first, before its filters (see ``M0018BoundedDriverSearch``):
+    /// drivers beyond the 500 nearest to a pickup are not offered its ride.
+    public static let scannedPositions = 500
 
     /// A driver whose last position is older than this is not dispatchable: they may have left, or their phone
     /// stopped reporting.

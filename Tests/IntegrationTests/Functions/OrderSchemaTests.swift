@@ -179,6 +179,47 @@ struct OrderSchemaTests {
         }
     }
 
+    @Test("the search looks at the 500 nearest positions: a free driver behind 500 off-duty ones is not offered")
+    func boundedSearch() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            // `count` off-duty drivers 10-50 m from the pickup, and one free driver 300 m away.
+            func city(offDuty count: Int) async throws -> UUID {
+                try await client.query("DELETE FROM driver_positions", logger: Self.logger)
+                try await client.query("DELETE FROM users", logger: Self.logger)
+                try await client.query(
+                    """
+                    WITH d AS (
+                        INSERT INTO users (role, name, phone, device_id, available)
+                        SELECT 'driver', 'Off ' || i, '+49' || (1000 + i), 'OFF-' || i, false
+                        FROM generate_series(1, \(count)) i RETURNING id, device_id)
+                    INSERT INTO driver_positions (driver_id, lat, lng, recorded_at)
+                    SELECT id, 52.52 + (10 + substr(device_id, 5)::int % 40) / 111000.0, 13.405, now() FROM d
+                    """,
+                    logger: Self.logger
+                )
+                let free = try #require(
+                    try await client.query(
+                        """
+                        WITH d AS (INSERT INTO users (role, name, phone, device_id, available)
+                                   VALUES ('driver', 'Free', '+4999', 'FREE', true) RETURNING id)
+                        INSERT INTO driver_positions (driver_id, lat, lng, recorded_at)
+                        SELECT id, 52.52 + 300 / 111000.0, 13.405, now() FROM d RETURNING driver_id
+                        """,
+                        logger: Self.logger
+                    ).collect().first?.decode(UUID.self)
+                )
+                return free
+            }
+            let store = PostgresRideStore(executor: client, logger: Self.logger)
+            let pickup = Coordinate(latitude: 52.52, longitude: 13.405)
+            let found = try await city(offDuty: 499)
+            #expect(try await store.nearestAvailableDrivers(near: pickup, radius: 2000, limit: 5) == [found])
+            _ = try await city(offDuty: 500)
+            #expect(try await store.nearestAvailableDrivers(near: pickup, radius: 2000, limit: 5).isEmpty)
+        }
+    }
+
     @Test("PostgresRideStore on the pooled client: the API's writes keep the state machine's rules")
     func rideStoreOnClient() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
