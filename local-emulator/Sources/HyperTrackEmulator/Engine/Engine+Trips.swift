@@ -111,7 +111,14 @@ extension Engine {
         guard wanted == "all" || TripStatus(rawValue: wanted) != nil else {
             throw .invalid("status", "one of active, processing_completion, completed, all")
         }
-        let trips = state.tripOrder.compactMap { state.trips[$0] }.filter { trip in
+        let ids: [String]
+        if let deviceID {
+            self.indexTrips()
+            ids = self.tripIndex.byDevice[deviceID] ?? []
+        } else {
+            ids = state.tripOrder
+        }
+        let trips = ids.compactMap { state.trips[$0] }.filter { trip in
             (wanted == "all" || trip.status.rawValue == wanted) && (deviceID == nil || trip.deviceID == deviceID)
         }
         return try page(trips.map(renderTrip), token: token, path: "/trips", query: query)
