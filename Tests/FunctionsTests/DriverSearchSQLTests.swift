@@ -18,12 +18,14 @@ struct DriverSearchSQLTests {
         #expect(body.contains("SET enable_bitmapscan = off"))
     }
 
-    @Test("migration 0018's search (the one in use) takes the 500 nearest positions in one scan, then the same filter")
+    @Test("migration 0018's search (the one in use) walks the nearest-first scan, 500 positions at most")
     func boundedScan() throws {
         let body = Self.squeezed(try #require(M0018BoundedDriverSearch.migration.statements.first))
         #expect(AppMigrations.all.last?.name == "0018_bounded_driver_search")
         #expect(body.contains(Self.squeezed(DriverSearchSQL.dispatchable("u"))))
-        #expect(body.contains("ORDER BY ll_to_earth(p.lat, p.lng) <-> ll_to_earth(p_lat, p_lng) LIMIT 500"))
+        #expect(body.contains("ORDER BY ll_to_earth(p.lat, p.lng) <-> ll_to_earth(p_lat, p_lng) LOOP"))
+        #expect(body.contains("EXIT WHEN scanned > 500;"))
+        #expect(body.contains("EXIT WHEN found >= p_limit;"))
         #expect(body.contains("SET enable_bitmapscan = off"))
     }
 }

@@ -17,6 +17,7 @@ enum DriverSearchSQL {
         FROM nearest_dispatchable_drivers(\(latitude)::float8, \(longitude)::float8, \(radius)::float8,
                                           \(search.maxPositionAge.seconds)::float8, \(search.excludingOffersOf)::uuid,
                                           \(limit)::int)
+        ORDER BY distance, driver_id
         """
     }
 
