@@ -36,14 +36,24 @@ extension CitySimulation {
         var rows: Int
     }
 
-    /// Starts `pg_stat_statements` counting from now; `false` when the server does not load it (the local stack's
-    /// PostgreSQL, a deployment's), which leaves the report without the table.
+    /// Starts `pg_stat_statements` counting from now; `false` when the server does not preload it (the local stack's
+    /// PostgreSQL, a deployment's), which leaves the report without the table and the database untouched (the
+    /// extension is created only where the server loads it: `pg_stat_statements_reset()` succeeds without the
+    /// library, the view does not).
     func resetStatementStatistics() async -> Bool {
         do {
+            let rows = try await self.database.query(
+                "SELECT current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%'",
+                logger: self.logger
+            )
+            var loaded = false
+            for try await value in rows.decode(Bool.self) { loaded = value }
+            guard loaded else { return false }
             try await self.database.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: self.logger)
             try await self.database.query("SELECT pg_stat_statements_reset()", logger: self.logger)
             return true
         } catch {
+            self.recorder.error("pg_stat_statements: \(String(reflecting: error))")
             return false
         }
     }
