@@ -1,3 +1,4 @@
+import EmbeddedPostgres
 import Foundation
 import Testing
 
@@ -86,8 +87,11 @@ struct SimulationMeasurementTests {
         child.executableURL = URL(fileURLWithPath: "/bin/sh")
         child.arguments = ["-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done"]
         let before = try ProcessUsage.readTree(pid: getpid()).cpuSeconds - ProcessUsage.read(pid: getpid()).cpuSeconds
+        // ProcessExit, not waitUntilExit(): that blocks one of the cooperative pool's two threads here (and was
+        // seen never to return while other tests spawned processes).
+        let exit = ProcessExit(observing: child)
         try child.run()
-        child.waitUntilExit()
+        #expect(try await exit.status(timeout: .seconds(60), "the spinning shell") == 0)
         let after = try ProcessUsage.readTree(pid: getpid()).cpuSeconds - ProcessUsage.read(pid: getpid()).cpuSeconds
         #expect(after > before, "children's CPU \(before) s → \(after) s")
     }
