@@ -45,7 +45,16 @@ struct WebhookIntake: Sendable {
         let hasNUL = body.firstRange(of: Data("\\u0000".utf8)) != nil
         if hasNUL {
             let cleaned = decoded.map { $0.raw.replacingNUL() }
-            self.elements = String(decoding: (try? JSONEncoder().encode(cleaned)) ?? Data("[]".utf8), as: UTF8.self)
+            do {
+                self.elements = String(decoding: try JSONEncoder().encode(cleaned), as: UTF8.self)
+            } catch {
+                // Not seen (decoded JSON encodes again); if it were, every event is rejected with the cause rather
+                // than stored without its payload.
+                self.rejections = cleaned.indices.map {
+                    WebhookRejection(index: $0, reason: "the events could not be written out again: \(error)", payload: nil)
+                }
+                return
+            }
         }
         for (index, event) in decoded.enumerated() {
             do {
