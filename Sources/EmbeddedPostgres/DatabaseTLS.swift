@@ -71,7 +71,23 @@ public struct DatabaseTLS: Sendable, Hashable {
     /// The client's TLS. The CA file is read here, so a missing or unreadable one fails where the configuration is
     /// built (at start), not at the first connection.
     public func clientTLS() throws -> PostgresClient.Configuration.TLS {
-        if self.mode == .disable { return .disable }
+        guard let (prefer, configuration) = try self.tlsConfiguration() else { return .disable }
+        return prefer ? .prefer(configuration) : .require(configuration)
+    }
+
+    /// The same TLS for a single `PostgresConnection` (whose configuration takes a context, not a configuration).
+    public func connectionTLS() throws -> PostgresConnection.Configuration.TLS {
+        guard let (prefer, configuration) = try self.tlsConfiguration() else { return .disable }
+        let context: NIOSSLContext
+        do { context = try NIOSSLContext(configuration: configuration) } catch {
+            throw EmbeddedPostgresError(.invalidTLS, "the database's TLS settings make no TLS context: \(error)")
+        }
+        return prefer ? .prefer(context) : .require(context)
+    }
+
+    /// Whether TLS is only preferred, and its configuration; `nil` when disabled.
+    private func tlsConfiguration() throws -> (prefer: Bool, configuration: TLSConfiguration)? {
+        if self.mode == .disable { return nil }
         let trustRoots = try self.trustRoots()
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.trustRoots = trustRoots
@@ -90,7 +106,7 @@ public struct DatabaseTLS: Sendable, Hashable {
             configuration.certificateVerification =
                 self.mode == .verifyFull ? .fullVerification : .noHostnameVerification
         }
-        return self.mode == .allow || self.mode == .prefer ? .prefer(configuration) : .require(configuration)
+        return (self.mode == .allow || self.mode == .prefer, configuration)
     }
 
     /// The CA certificates of ``rootCertificate``; `nil` when none is given.

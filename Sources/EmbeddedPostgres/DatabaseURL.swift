@@ -98,6 +98,21 @@ public enum DatabaseURL {
         )
     }
 
+    /// The same as ``clientConfiguration(_:defaults:)`` for a single `PostgresConnection`.
+    public static func connectionConfiguration(
+        _ text: String, defaults: DatabaseTLS = DatabaseTLS()
+    ) throws -> PostgresConnection.Configuration {
+        let parts = try parse(text)
+        return PostgresConnection.Configuration(
+            host: parts.host,
+            port: parts.port,
+            username: parts.username,
+            password: parts.password,
+            database: parts.database,
+            tls: try parts.tls(over: defaults).connectionTLS()
+        )
+    }
+
     /// The URL with its password replaced by `***`, for logs and errors.
     public static func redacted(_ text: String) -> String {
         guard var components = URLComponents(string: text), components.password != nil else { return text }

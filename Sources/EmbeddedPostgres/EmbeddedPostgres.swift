@@ -192,6 +192,18 @@ public struct EmbeddedPostgres: Sendable {
         )
     }
 
+    /// The same for a single `PostgresConnection`.
+    public func connectionConfiguration(database: String) -> PostgresConnection.Configuration {
+        PostgresConnection.Configuration(
+            host: "127.0.0.1",
+            port: self.port,
+            username: self.configuration.superuser,
+            password: nil,
+            database: database,
+            tls: .disable
+        )
+    }
+
     /// The `postgres://` URL of `database` on this server.
     public func url(database: String) -> String {
         "postgres://\(self.configuration.superuser)@127.0.0.1:\(self.port)/\(database)"

@@ -165,16 +165,11 @@ struct Simulate: AsyncParsableCommand {
         let (apiURL, emulatorURL, databaseURL, stackPID) = try self.endpoints()
         var city = try self.city(apiURL: apiURL, emulatorURL: emulatorURL)
         city.processes = try self.measuredProcesses(default: stackPID)
-        var database = try DatabaseURL.clientConfiguration(databaseURL)
-        database.options.maximumConnections = 4
-        let client = PostgresClient(configuration: database, backgroundLogger: logger)
-        let report = try await withThrowingTaskGroup(of: CitySimulation.Report?.self) { group in
-            group.addTask {
-                await client.run()
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await CitySimulation(configuration: city, database: client, logger: logger) {
+        let report = try await SimulationDatabase.with(
+            configuration: try DatabaseURL.connectionConfiguration(databaseURL),
+            logger: logger
+        ) { database in
+            try await CitySimulation(configuration: city, database: database, logger: logger) {
                 Terminal.line($0)
             }.run()
         }

@@ -40,11 +40,16 @@ struct SimulationTests {
                 city.setupDeadline = .seconds(40)
                 city.deadline = .seconds(100)
                 city.settleDeadline = .seconds(10)
-                let report = try await CitySimulation(
-                    configuration: city,
-                    database: client,
+                let report = try await SimulationDatabase.with(
+                    configuration: Self.connection(database),
                     logger: LocalStackTests.logger
-                ) { print($0) }.run()
+                ) { simulationDatabase in
+                    try await CitySimulation(
+                        configuration: city,
+                        database: simulationDatabase,
+                        logger: LocalStackTests.logger
+                    ) { print($0) }.run()
+                }
                 for line in report.lines { print(line) }
                 // Values, not members of `report`: a failed expectation would print the whole report (routes' samples).
                 let (reachedEnd, booked, completed) = (report.reachedEnd, report.booked, report.completed)
@@ -109,11 +114,16 @@ struct SimulationTests {
                 // Long enough for both bookings to be answered under CI's full parallel suite (4 s left one out).
                 city.deadline = .seconds(15)
                 city.settleDeadline = .seconds(1)
-                let report = try await CitySimulation(
-                    configuration: city,
-                    database: client,
+                let report = try await SimulationDatabase.with(
+                    configuration: Self.connection(database),
                     logger: LocalStackTests.logger
-                ) { print($0) }.run()
+                ) { simulationDatabase in
+                    try await CitySimulation(
+                        configuration: city,
+                        database: simulationDatabase,
+                        logger: LocalStackTests.logger
+                    ) { print($0) }.run()
+                }
                 #expect(!report.reachedEnd)
                 #expect(report.booked == 2)
                 #expect(report.completed == 0)
@@ -123,5 +133,17 @@ struct SimulationTests {
                 #expect(!report.passed)
             }
         }
+    }
+
+    /// The test database's client configuration as one connection's (the test server has no TLS).
+    static func connection(_ database: PostgresClient.Configuration) -> PostgresConnection.Configuration {
+        PostgresConnection.Configuration(
+            host: database.host ?? "127.0.0.1",
+            port: database.port ?? 5432,
+            username: database.username,
+            password: database.password,
+            database: database.database,
+            tls: .disable
+        )
     }
 }

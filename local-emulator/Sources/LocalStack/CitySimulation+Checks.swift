@@ -24,10 +24,12 @@ extension CitySimulation {
                 """
                 SELECT count(*)::int FROM driver_positions
                 WHERE driver_id = ANY(\(ids)) AND recorded_at > now() - interval '60 seconds'
-                """,
-                logger: self.logger
+                """
             )
-            for try await count in rows.decode(Int.self) { return count == ids.count }
+            if let row = rows.first {
+                let count = try row.decode(Int.self)
+                return count == ids.count
+            }
             return false
         }
     }
@@ -91,11 +93,13 @@ extension CitySimulation {
     func statuses(of orders: [String]) async throws -> [String: Int] {
         let ids = orders.compactMap(UUID.init(uuidString:))
         let rows = try await self.database.query(
-            "SELECT status, count(*)::int FROM orders WHERE id = ANY(\(ids)) GROUP BY status",
-            logger: self.logger
+            "SELECT status, count(*)::int FROM orders WHERE id = ANY(\(ids)) GROUP BY status"
         )
         var counts: [String: Int] = [:]
-        for try await (status, count) in rows.decode((String, Int).self) { counts[status] = count }
+        for row in rows {
+            let (status, count) = try row.decode((String, Int).self)
+            counts[status] = count
+        }
         return counts
     }
 
@@ -188,14 +192,14 @@ extension CitySimulation {
             WHERE o.id = ANY(\(ids)) AND o.status NOT IN ('COMPLETED', 'CANCELLED')
             ORDER BY o.updated_at
             LIMIT \(limit)
-            """,
-            logger: self.logger
+            """
         )
         var lines: [String] = []
         var orderIDs: [String] = []
-        for try await (id, status, round, age, legs, deliveries, timers, events) in rows.decode(
-            (String, String, Int, Int64, String, String, String, String).self
-        ) {
+        for row in rows {
+            let (id, status, round, age, legs, deliveries, timers, events) = try row.decode(
+                (String, String, Int, Int64, String, String, String, String).self
+            )
             orderIDs.append(id)
             lines.append(
                 "order \(id): \(status) for \(age) s (round \(round)); legs: \(legs); deliveries: \(deliveries); "
@@ -223,8 +227,11 @@ extension CitySimulation {
     }
 
     func count(_ query: PostgresQuery) async throws -> Int {
-        let rows = try await self.database.query(query, logger: self.logger)
-        for try await count in rows.decode(Int.self) { return count }
+        let rows = try await self.database.query(query)
+        if let row = rows.first {
+            let count = try row.decode(Int.self)
+            return count
+        }
         return 0
     }
 }

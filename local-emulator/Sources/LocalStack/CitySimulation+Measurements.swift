@@ -43,14 +43,16 @@ extension CitySimulation {
     func resetStatementStatistics() async -> Bool {
         do {
             let rows = try await self.database.query(
-                "SELECT current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%'",
-                logger: self.logger
+                "SELECT current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%'"
             )
             var loaded = false
-            for try await value in rows.decode(Bool.self) { loaded = value }
+            for row in rows {
+                let value = try row.decode(Bool.self)
+                loaded = value
+            }
             guard loaded else { return false }
-            try await self.database.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: self.logger)
-            try await self.database.query("SELECT pg_stat_statements_reset()", logger: self.logger)
+            try await self.database.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            try await self.database.query("SELECT pg_stat_statements_reset()")
             return true
         } catch {
             self.recorder.error("pg_stat_statements: \(String(reflecting: error))")
@@ -67,11 +69,11 @@ extension CitySimulation {
             FROM pg_stat_statements
             WHERE query NOT ILIKE '%pg_stat_statements%' AND query NOT ILIKE '%trigger_runtime.deliveries WHERE status%'
             ORDER BY total_exec_time DESC LIMIT 10
-            """,
-            logger: self.logger
+            """
         )
         var costs: [StatementCost] = []
-        for try await (query, calls, total, mean, count) in rows.decode((String, Int, Double, Double, Int).self) {
+        for row in rows {
+            let (query, calls, total, mean, count) = try row.decode((String, Int, Double, Double, Int).self)
             costs.append(
                 StatementCost(query: query, calls: calls, totalMilliseconds: total, meanMilliseconds: mean, rows: count)
             )
@@ -102,10 +104,12 @@ extension CitySimulation {
     /// `pg_database_size` of the stack's database, in bytes.
     func databaseSize() async throws -> Int64 {
         let rows = try await self.database.query(
-            "SELECT pg_database_size(current_database())::int8",
-            logger: self.logger
+            "SELECT pg_database_size(current_database())::int8"
         )
-        for try await size in rows.decode(Int64.self) { return size }
+        if let row = rows.first {
+            let size = try row.decode(Int64.self)
+            return size
+        }
         return 0
     }
 
@@ -129,11 +133,13 @@ extension CitySimulation {
                       = CASE l.leg WHEN 'pickup' THEN 'REACHED_PICKUP' ELSE 'REACHED_DROPOFF' END
             ) r ON r.reached IS NOT NULL
             WHERE l.order_id = ANY(\(ids))
-            """,
-            logger: self.logger
+            """
         )
         var values: [Double] = []
-        for try await value in rows.decode(Double.self) { values.append(value) }
+        for row in rows {
+            let value = try row.decode(Double.self)
+            values.append(value)
+        }
         return values
     }
 
@@ -150,11 +156,11 @@ extension CitySimulation {
                 FROM trigger_runtime.done WHERE done_at >= \(start) AND done_at < \(end)
             ) d
             GROUP BY function_name ORDER BY function_name
-            """,
-            logger: self.logger
+            """
         )
         var lags: [FunctionLag] = []
-        for try await (function, count, p50, p99, max) in rows.decode((String, Int, Double, Double, Double).self) {
+        for row in rows {
+            let (function, count, p50, p99, max) = try row.decode((String, Int, Double, Double, Double).self)
             lags.append(FunctionLag(function: function, count: count, p50: p50, p99: p99, max: max))
         }
         return lags

@@ -75,7 +75,8 @@ extension CitySimulation {
                 ),
                 c.clockStep > 0
                     ? String(
-                        format: "- Emulated clock: %.2f× real time during the rides (asked: %.2f×; a step waits for its "
+                        format:
+                            "- Emulated clock: %.2f× real time during the rides (asked: %.2f×; a step waits for its "
                             + "webhooks' answers).",
                         self.clockSeconds / seconds,
                         c.clockStep / CitySimulation.seconds(c.clockInterval)

@@ -105,8 +105,12 @@ extension CitySimulation.Report {
                 lines.append(
                     "| `\(text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "`", with: "'"))` | "
                         + String(
-                            format: "%d | %.1f | %.2f | %d |", statement.calls, statement.totalMilliseconds / 1000,
-                            statement.meanMilliseconds, statement.rows)
+                            format: "%d | %.1f | %.2f | %d |",
+                            statement.calls,
+                            statement.totalMilliseconds / 1000,
+                            statement.meanMilliseconds,
+                            statement.rows
+                        )
                 )
             }
         }

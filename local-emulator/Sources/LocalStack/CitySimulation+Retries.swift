@@ -25,10 +25,12 @@ extension CitySimulation {
             """
             SELECT id FROM orders WHERE rider_id = \(id) AND status NOT IN ('COMPLETED', 'CANCELLED')
             ORDER BY created_at DESC LIMIT 1
-            """,
-            logger: self.logger
+            """
         )
-        for try await order in rows.decode(UUID.self) { return order.uuidString }
+        if let row = rows.first {
+            let order = try row.decode(UUID.self)
+            return order.uuidString
+        }
         return nil
     }
 }

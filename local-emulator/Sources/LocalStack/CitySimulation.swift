@@ -16,7 +16,7 @@ import Synchronization
 /// to the database only to watch progress and check the invariants.
 public struct CitySimulation: Sendable {
     let configuration: Configuration
-    let database: PostgresClient
+    let database: SimulationDatabase
     let logger: Logger
     let say: @Sendable (String) -> Void
     let recorder = SimulationRecorder()
@@ -26,12 +26,12 @@ public struct CitySimulation: Sendable {
     /// Creates the simulation.
     /// - Parameters:
     ///   - configuration: The city.
-    ///   - database: A running client of the stack's database.
+    ///   - database: The stack's database.
     ///   - logger: The logger.
     ///   - say: Receives the progress lines.
     public init(
         configuration: Configuration,
-        database: PostgresClient,
+        database: SimulationDatabase,
         logger: Logger,
         say: @escaping @Sendable (String) -> Void
     ) {

@@ -29,17 +29,11 @@ extension SimulationStack {
         }
         let runner = SimulationChaos(configuration: chaos, stack: self)
         if chaos.isOn { city.duringRides = { await runner.run() } }
-        var database = self.postgres.clientConfiguration(database: "postgres")
-        database.options.maximumConnections = 4
-        let client = PostgresClient(configuration: database, backgroundLogger: logger)
-        let simulation = CitySimulation(configuration: city, database: client, logger: logger, say: say)
-        var report = try await withThrowingTaskGroup(of: CitySimulation.Report?.self) { group in
-            group.addTask {
-                await client.run()
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await simulation.run()
+        var report = try await SimulationDatabase.with(
+            configuration: self.postgres.connectionConfiguration(database: "postgres"),
+            logger: logger
+        ) { database in
+            try await CitySimulation(configuration: city, database: database, logger: logger, say: say).run()
         }
         await runner.finish()
         report.chaos = self.lines + (chaos.isOn ? [""] + runner.lines : [])
