@@ -72,6 +72,26 @@ struct WebhookBatchTests {
         }
     }
 
+    @Test("outcomes counts every attempt by outcome: a 500 then a 200 (retried, delivered), a 413 (refused for good)")
+    func outcomes() async throws {
+        try await withEmulator(configure: quiet) { emulator, client, receiver in
+            var webhooks = receiver.stream.makeAsyncIterator()
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
+            await receiver.script.answer(next: [500, 200, 413])
+            _ = try await client.createTrip(device: "D1", to: nil)
+            try await client.advance(20)
+            _ = await webhooks.next(2)
+            _ = try await client.createTrip(device: "D1", to: nil)
+            try await client.advance(0)
+            _ = await webhooks.next(1)
+            let counts = try await client.get("/_emulator/webhooks/outcomes").object
+            #expect(counts["retry_scheduled"] as? Double == 1)
+            #expect(counts["delivered"] as? Double == 1)
+            #expect(counts["rejected"] as? Double == 1, "a 4xx is never sent again: \(counts)")
+            #expect(counts["failed"] == nil)
+        }
+    }
+
     @Test("webhookLogLimit bounds the log, keeping the newest attempts")
     func boundedLog() async throws {
         try await withEmulator(configure: {

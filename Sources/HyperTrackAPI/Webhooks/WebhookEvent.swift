@@ -3,7 +3,8 @@ import Foundation
 /// One event of a HyperTrack webhook delivery.
 ///
 /// Decoding never fails on content: an unknown `type`, or a known type whose `data` we cannot read, gives a
-/// ``Payload/unknown(_:)`` payload, and ``raw`` always keeps the whole event as sent.
+/// ``Payload/unknown(_:)`` payload, and ``raw`` keeps the whole event as sent (unless the decoder's `userInfo` says
+/// otherwise: ``keepsRawKey``).
 public struct WebhookEvent: Sendable, Hashable, Codable {
     /// `location`, `device_status`, `battery`, `trip`, `nearby_devices_request`, or a type we do not know.
     public var type: WebhookEventType
@@ -19,7 +20,7 @@ public struct WebhookEvent: Sendable, Hashable, Codable {
     public var location: Coordinate?
     /// The typed payload.
     public var payload: Payload
-    /// The whole event as sent.
+    /// The whole event as sent (`.null` when decoded without it: ``keepsRawKey``).
     public var raw: JSONValue
 
     /// The typed `data` of an event.
@@ -66,24 +67,43 @@ public struct WebhookEvent: Sendable, Hashable, Codable {
         self.raw = raw
     }
 
+    /// Set to `false` in a decoder's `userInfo` to decode events without ``raw`` (`.null` for an event that is a
+    /// JSON object; an event that is not one keeps it). For receivers that keep the body's bytes themselves.
+    ///
+    /// Why: ``JSONValue``'s decoding tries each JSON type in turn, and Foundation's decoder throws (an error with its
+    /// coding path and message) for every miss. Measured on this machine (release, a 434 KB delivery of 400
+    /// locations and 60 completed trips with 300-point routes): the typed fields alone 18.6 ms, the raw tree 130 ms;
+    /// 400 locations alone 2.1 ms against 10.0 ms. The webhook intake decoded both for every delivery of the
+    /// 10,000-driver city.
+    public static let keepsRawKey = CodingUserInfoKey(rawValue: "HyperTrackAPI.WebhookEvent.keepsRaw")!
+
     public init(from decoder: any Decoder) throws {
-        let raw = try JSONValue(from: decoder)
-        guard case .object = raw, let container = try? decoder.container(keyedBy: CodingKeys.self) else {
+        let keepsRaw = decoder.userInfo[Self.keepsRawKey] as? Bool ?? true
+        var raw = JSONValue.null
+        if keepsRaw {
+            raw = try JSONValue(from: decoder)
+        }
+        guard keepsRaw ? raw.objectValue != nil : true, let container = try? decoder.container(keyedBy: CodingKeys.self)
+        else {
+            if !keepsRaw { raw = try JSONValue(from: decoder) }
             self.init(type: "", payload: .unknown(raw), raw: raw)
             return
         }
         let type = (try? container.decodeIfPresent(WebhookEventType.self, forKey: .type)) ?? ""
-        let data = raw.objectValue?["data"] ?? .null
-        var payload = Payload.unknown(data)
         func typed<T: Decodable>(_: T.Type) -> T? { try? container.decode(T.self, forKey: .data) }
+        var payload: Payload?
         switch type {
-        case .location: payload = typed(LocationUpdate.self).map(Payload.location) ?? payload
-        case .deviceStatus: payload = typed(DeviceStatusUpdate.self).map(Payload.deviceStatus) ?? payload
-        case .battery: payload = typed(BatteryUpdate.self).map(Payload.battery) ?? payload
-        case .trip: payload = typed(TripEvent.self).map(Payload.trip) ?? payload
-        case .nearbyDevicesRequest:
-            payload = typed(NearbyRequestCompleted.self).map(Payload.nearbyDevicesRequest) ?? payload
+        case .location: payload = typed(LocationUpdate.self).map(Payload.location)
+        case .deviceStatus: payload = typed(DeviceStatusUpdate.self).map(Payload.deviceStatus)
+        case .battery: payload = typed(BatteryUpdate.self).map(Payload.battery)
+        case .trip: payload = typed(TripEvent.self).map(Payload.trip)
+        case .nearbyDevicesRequest: payload = typed(NearbyRequestCompleted.self).map(Payload.nearbyDevicesRequest)
         default: break
+        }
+        let data = {
+            keepsRaw
+                ? raw.objectValue?["data"] ?? .null
+                : ((try? container.decodeIfPresent(JSONValue.self, forKey: .data)) ?? nil) ?? .null
         }
         self.init(
             type: type,
@@ -92,7 +112,7 @@ public struct WebhookEvent: Sendable, Hashable, Codable {
             deviceID: try? container.decodeIfPresent(String.self, forKey: .deviceID),
             version: try? container.decodeIfPresent(String.self, forKey: .version),
             location: (try? container.decodeIfPresent(GeoJSONGeometry.self, forKey: .location))??.point,
-            payload: payload,
+            payload: payload ?? .unknown(data()),
             raw: raw
         )
     }

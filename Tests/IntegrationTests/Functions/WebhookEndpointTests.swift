@@ -196,6 +196,35 @@ struct WebhookEndpointTests {
         }
     }
 
+    @Test("a 4 MB delivery (trip summaries make batches large) is stored whole; one over the bound is 413, nothing stored")
+    func largeDelivery() async throws {
+        // 300 completed trips, each with a 700-point route in its summary (~13 KB, the largest the 10,000-driver
+        // city sent): a delivery the former 1 MiB bound answered 413, which HyperTrack never sends again.
+        let coordinates = (0..<700).map { "[13.\(4000 + $0), 52.\(5000 + $0)]" }.joined(separator: ",")
+        let events = (0..<300).map { index in
+            """
+            {"created_at": "2026-11-21T19:00:00Z", "device_id": "D\(index)", "type": "trip", "version": "2.0.0",
+             "data": {"value": "completed", "trip_id": "T\(index)", "summary": {"distance": 4000, "duration": 600,
+              "locations": {"type": "LineString", "coordinates": [\(coordinates)]}}}}
+            """
+        }
+        let body = Data(("[" + events.joined(separator: ",") + "]").utf8)
+        #expect(body.count > 4_000_000)
+        try await BackendHarness.with { h in
+            let signature = HMACWebhookSignatureVerifier.signature(for: body, secret: "whsec-test")
+            let reply = try await Self.post(h, body: body, signature: signature)
+            #expect(reply.status == 202)
+            #expect(reply.json["detail"] == "300 of 300 events stored")
+            #expect(try await Self.inboxCount(h.client) == 300)
+            // The bound is still there, with a problem body, and nothing of the refused delivery is stored.
+            let huge = Data(repeating: UInt8(ascii: " "), count: 33 * 1024 * 1024)
+            let refused = try await Self.post(h, body: huge, signature: "x", messageID: "msg-huge")
+            #expect(refused.status == 413)
+            #expect(refused.json["status"] == 413)
+            #expect(try await Self.inboxCount(h.client) == 300)
+        }
+    }
+
     @Test("a replay under a new message id changes nothing: events are deduplicated by content")
     func replayUnderNewID() async throws {
         try await BackendHarness.with { h in

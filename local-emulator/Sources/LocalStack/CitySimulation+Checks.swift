@@ -124,7 +124,8 @@ extension CitySimulation {
         orders: [String],
         riders: [String],
         devices: Set<String>,
-        emulator: EmulatorControl
+        emulator: EmulatorControl,
+        outcomesBefore: [String: Int]
     ) async throws -> (invariants: [Invariant], trips: Int) {
         let ids = orders.compactMap(UUID.init(uuidString:))
         let riderIDs = riders.compactMap(UUID.init(uuidString:))
@@ -142,6 +143,8 @@ extension CitySimulation {
         )
         let dead = try await self.count("SELECT count(*)::int FROM trigger_runtime.deliveries WHERE status = 'dead'")
         let trips = try await emulator.trips().filter { devices.contains($0.device) }
+        let outcomes = try await emulator.webhookOutcomes()
+        let refused = (outcomes["rejected"] ?? 0) - (outcomesBefore["rejected"] ?? 0)
         var perLeg: [String: Int] = [:]
         for trip in trips {
             guard let order = trip.order, let leg = trip.leg else { continue }
@@ -158,6 +161,12 @@ extension CitySimulation {
                 count: trips.filter { $0.status != "completed" }.count
             ),
             Invariant(name: "dead deliveries (the whole database)", count: dead),
+            // A 4xx is a delivery HyperTrack never sends again: every event in it lost (a 1 MiB body bound once
+            // lost 87 rides' arrivals this way, unseen by the other invariants but as rides that never ended).
+            Invariant(
+                name: "webhook deliveries the backend refused (4xx: never sent again, events lost)",
+                count: refused
+            ),
             Invariant(name: "orders stuck in a non-final state (this run's riders)", count: stuck),
         ]
         return (invariants, trips.count)

@@ -21,13 +21,16 @@ extension CitySimulation {
         var roundTrips: Int
         /// Whether `pg_stat_statements` counts (the server loads it; it was reset here, so it counts the rides).
         var statements: Bool
+        /// The emulator's webhook attempts by outcome so far (another run's, on a shared stack).
+        var webhookOutcomes: [String: Int]
     }
 
     func baseline(emulator: EmulatorControl) async throws -> Baseline {
         Baseline(
             databaseBytes: try await self.databaseSize(),
             roundTrips: try await emulator.roundTrips(after: .max).total,
-            statements: await self.resetStatementStatistics()
+            statements: await self.resetStatementStatistics(),
+            webhookOutcomes: try await emulator.webhookOutcomes()
         )
     }
 

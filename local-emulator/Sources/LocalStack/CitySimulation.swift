@@ -174,7 +174,8 @@ public struct CitySimulation: Sendable {
                 orders: ride.orders,
                 riders: riderSessions.map(\.userID),
                 devices: devices,
-                emulator: emulator
+                emulator: emulator,
+                outcomesBefore: before.webhookOutcomes
             )
             let unfinished = try await self.unfinished(orders: ride.orders, emulator: emulator)
             let measurements = try await self.measurements(of: ride, before: before, emulator: emulator)

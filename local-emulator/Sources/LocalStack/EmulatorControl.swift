@@ -44,6 +44,17 @@ struct EmulatorControl: Sendable {
         return (Int(reply["total"].doubleValue ?? 0), reply["milliseconds"].items.compactMap(\.doubleValue))
     }
 
+    /// How many webhook attempts had each outcome (`delivered`, `rejected`, `retry_scheduled`, `failed`,
+    /// `dropped`), since the emulator started.
+    func webhookOutcomes() async throws -> [String: Int] {
+        let reply = try await self.http.expect(200, .GET, "/_emulator/webhooks/outcomes")
+        var counts: [String: Int] = [:]
+        for key in ["delivered", "rejected", "retry_scheduled", "failed", "dropped", "not_configured"] {
+            if let value = reply[key].doubleValue { counts[key] = Int(value) }
+        }
+        return counts
+    }
+
     /// Every trip the emulator knows: `(id, device, status, order_id, leg)` (the last two from the trip's metadata),
     /// from `GET /_emulator/trips` (the whole state would be megabytes at a city's scale).
     func trips() async throws -> [(id: String, device: String, status: String, order: String?, leg: String?)] {

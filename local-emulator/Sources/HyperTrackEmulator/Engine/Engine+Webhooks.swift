@@ -27,6 +27,7 @@ extension Engine {
         switch rule.kind {
         case .dropWebhooks:
             webhooks.log.append(record(attempt, status: nil, error: nil, outcome: .dropped))
+            webhooks.outcomes[.dropped, default: 0] += 1
         case .duplicateWebhooks:
             webhooks.schedule(attempt)
             webhooks.schedule(attempt)
@@ -106,6 +107,7 @@ extension Engine {
             outcome = .failed
         }
         webhooks.log.append(record(attempt, status: status, error: error, outcome: outcome))
+        webhooks.outcomes[outcome, default: 0] += 1
         if let limit = options.webhookLogLimit, webhooks.log.count > limit + limit / 4 {
             // Trimmed in batches, not one element per attempt (each removal moves the whole array).
             webhooks.log.removeFirst(webhooks.log.count - limit)
@@ -122,6 +124,11 @@ extension Engine {
                     "order_id": trip.metadata["order_id"] ?? .null, "leg": trip.metadata["leg"] ?? .null,
                 ]
             })
+    }
+
+    /// How many attempts had each outcome, since the start.
+    func webhookOutcomes() -> JSON {
+        .object(Dictionary(uniqueKeysWithValues: webhooks.outcomes.map { ($0.key.rawValue, JSON.number(Double($0.value))) }))
     }
 
     /// The acknowledgement round trips from index `after` on, and how many there are in all.

@@ -51,6 +51,8 @@ extension EmulatorResponder {
                 ["total": .number(Double(total)), "milliseconds": .array(milliseconds.map(JSON.number))],
                 status: 200
             )
+        case ("webhooks", 2, "GET") where s[1] == "outcomes":
+            return Self.json(await engine.webhookOutcomes(), status: 200)
         case ("trips", 1, "GET"):
             return Self.json(["data": await engine.tripSummaries()], status: 200)
         case ("webhooks", 1, "GET"):

@@ -3,7 +3,7 @@ import Foundation
 /// One attempt (or non-attempt) to deliver a webhook POST, as listed by `GET /_emulator/webhooks`.
 public struct WebhookDelivery: Sendable, Equatable {
     /// What became of the attempt.
-    public enum Outcome: String, Sendable, Equatable {
+    public enum Outcome: String, Sendable, Hashable {
         /// The receiver answered 2xx or 3xx.
         case delivered
         /// The receiver answered 4xx: accepted, not retried (as SNS does).

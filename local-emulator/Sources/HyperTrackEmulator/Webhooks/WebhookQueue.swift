@@ -9,6 +9,9 @@ struct WebhookQueue: Sendable {
     /// Real milliseconds from sending each answered attempt to its reply's end, in attempt order: the receiver's
     /// acknowledgement latency as the sender sees it (`GET /_emulator/webhooks/round-trips`).
     var roundTrips: [Double] = []
+    /// Every attempt's outcome, counted (`GET /_emulator/webhooks/outcomes`): the log is trimmed in a long run, these
+    /// are not, so a tool can tell at the end whether any delivery was refused (4xx) or given up on.
+    var outcomes: [WebhookDelivery.Outcome: Int] = [:]
 
     init(seed: UInt64) { self.random = SplitMix64(seed: seed ^ 0x5745_4248_4F4F_4B53) }
 
