@@ -21,7 +21,8 @@ struct DriverSearchSQLTests {
     @Test("migration 0018's search (the one in use) walks the nearest-first scan, 500 positions at most")
     func boundedScan() throws {
         let body = Self.squeezed(try #require(M0018BoundedDriverSearch.migration.statements.first))
-        #expect(AppMigrations.all.last?.name == "0018_bounded_driver_search")
+        let latest = AppMigrations.all.last { $0.statements.contains { $0.contains("FUNCTION nearest_dispatchable_drivers") } }
+        #expect(latest?.name == "0018_bounded_driver_search")
         #expect(body.contains(Self.squeezed(DriverSearchSQL.dispatchable("u"))))
         #expect(body.contains("ORDER BY ll_to_earth(p.lat, p.lng) <-> ll_to_earth(p_lat, p_lng) LOOP"))
         #expect(body.contains("EXIT WHEN scanned > 500;"))

@@ -21,5 +21,6 @@ enum AppMigrations {
         M0016OrderEvents.migration,
         M0017NearestDrivers.migration,
         M0018BoundedDriverSearch.migration,
+        M0019PositionWrites.migration,
     ]
 }

@@ -220,6 +220,44 @@ struct OrderSchemaTests {
         }
     }
 
+    @Test(
+        "a driver on a ride: a moved position is a driver.position event for the rider, a still one (re-reported) is not"
+    )
+    func positionEvents() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let (_, driver, order) = try await Self.seed(client)
+            try await client.query(
+                "UPDATE orders SET status = 'ACCEPTED', driver_id = \(driver) WHERE id = \(order)",
+                logger: Self.logger
+            )
+            func positionEvents() async throws -> Int {
+                try await client.query(
+                    "SELECT count(*)::int FROM order_events WHERE kind = 'driver.position' AND order_id = \(order)",
+                    logger: Self.logger
+                ).collect().first?.decode(Int.self) ?? -1
+            }
+            // The rider's events are throttled to one a second per order: each step waits past it in the database.
+            func write(_ statement: PostgresQuery) async throws {
+                try await client.query(
+                    "UPDATE order_position_throttle SET emitted_at = emitted_at - interval '2 s'",
+                    logger: Self.logger
+                )
+                try await client.query(statement, logger: Self.logger)
+            }
+            try await write(
+                "INSERT INTO driver_positions (driver_id, lat, lng, recorded_at) VALUES (\(driver), 52.5, 13.4, now())"
+            )
+            #expect(try await positionEvents() == 1, "the first position")
+            try await write("UPDATE driver_positions SET recorded_at = now() WHERE driver_id = \(driver)")
+            #expect(try await positionEvents() == 1, "re-reported where it was: nothing new for the rider")
+            try await write("UPDATE driver_positions SET lat = 52.501, recorded_at = now() WHERE driver_id = \(driver)")
+            #expect(try await positionEvents() == 2, "moved")
+            try await write("UPDATE driver_positions SET lng = 13.401 WHERE driver_id = \(driver)")
+            #expect(try await positionEvents() == 3, "moved east only")
+        }
+    }
+
     @Test("PostgresRideStore on the pooled client: the API's writes keep the state machine's rules")
     func rideStoreOnClient() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
