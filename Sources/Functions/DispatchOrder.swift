@@ -14,6 +14,8 @@ public struct DispatchOrder: TriggerFunction {
     public static let name: FunctionName = "dispatchOrder"
     /// Fires on order inserts.
     public static var trigger: Trigger { .create("orders") }
+    /// Ahead of the other functions' deliveries: a rider is waiting for these offers (see `FunctionOptions.Priority`).
+    public static var options: FunctionOptions { FunctionOptions(priority: .high) }
 
     private let stores: RideStoreFactory
     private let dispatcher: Dispatcher

@@ -10,6 +10,8 @@ public struct DispatchRound: TimerFunction {
 
     /// The persisted name.
     public static let name: FunctionName = "dispatchRound"
+    /// Ahead of the other functions' deliveries: a rider is waiting for these offers (see `FunctionOptions.Priority`).
+    public static var options: FunctionOptions { FunctionOptions(priority: .high) }
 
     private let stores: RideStoreFactory
     private let dispatcher: Dispatcher

@@ -13,6 +13,8 @@ public struct OfferWaitingOrders: TriggerFunction {
     public static let name: FunctionName = "offerWaitingOrders"
     /// Fires when a user's availability or device status changes.
     public static var trigger: Trigger { .update("users", columns: ["available", "device_status"]) }
+    /// Ahead of the other functions' deliveries: a rider is waiting for these offers (see `FunctionOptions.Priority`).
+    public static var options: FunctionOptions { FunctionOptions(priority: .high) }
     /// How many waiting orders one driver is offered at once.
     public static let maximumOffers = 3
 

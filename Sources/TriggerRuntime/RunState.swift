@@ -9,6 +9,8 @@ final class RunState: Sendable {
         var inFlight: [Int64: Delivery] = [:]
         /// Claimed deliveries no lane has taken yet, in claim order.
         var queue = Deque<(delivery: Delivery, queuedAt: ContinuousClock.Instant)>()
+        /// The same for high-priority functions' deliveries, which lanes take first.
+        var urgentQueue = Deque<(delivery: Delivery, queuedAt: ContinuousClock.Instant)>()
         /// When the last lane started.
         var laneStarted = ContinuousClock.now
         /// Lanes (transaction loops) running.
@@ -24,10 +26,19 @@ final class RunState: Sendable {
         var rateAt = ContinuousClock.now
     }
     private let state = Mutex(State())
+    /// The functions whose deliveries go first (`FunctionOptions.Priority.high`).
+    let urgent: Set<FunctionName>
     /// Rung by notifications, finished handlers, a short queue, reconnects and shutdown.
     let doorbell = Doorbell()
     /// Over how long `completionRate` averages.
     static let rateWindow = 0.1
+
+    init(urgent: Set<FunctionName> = []) {
+        self.urgent = urgent
+    }
+
+    /// Whether the delivery's function goes first.
+    func isUrgent(_ delivery: Delivery) -> Bool { self.urgent.contains(delivery.function) }
 
     /// When the queue is this short and the last claim was full, a lane taking from it rings the doorbell so the
     /// dispatcher claims more. (After a claim that was not full, notifications say when more is due.)
@@ -52,7 +63,7 @@ final class RunState: Sendable {
 
     var inFlightCount: Int { self.state.withLock { $0.inFlight.count } }
     var inFlight: [Delivery] { self.state.withLock { Array($0.inFlight.values) } }
-    var queuedCount: Int { self.state.withLock { $0.queue.count } }
+    var queuedCount: Int { self.state.withLock { $0.queue.count + $0.urgentQueue.count } }
     var laneCount: Int { self.state.withLock { $0.lanes } }
     /// Graceful shutdown began: claim nothing more.
     var isDraining: Bool { self.state.withLock { $0.draining } }
@@ -67,7 +78,11 @@ final class RunState: Sendable {
             state.backlogged = full
             for delivery in deliveries {
                 state.inFlight[delivery.id] = delivery
-                state.queue.append((delivery, now))
+                if self.urgent.contains(delivery.function) {
+                    state.urgentQueue.append((delivery, now))
+                } else {
+                    state.queue.append((delivery, now))
+                }
             }
         }
     }
@@ -82,7 +97,8 @@ final class RunState: Sendable {
     func startLaneIfBehind(maximumLanes: Int, delay: Duration) -> (start: Bool, due: Duration?) {
         let now = ContinuousClock.now
         return self.state.withLock { state in
-            guard !state.draining, state.lanes < maximumLanes, let oldest = state.queue.first?.queuedAt else {
+            let oldest = [state.urgentQueue.first?.queuedAt, state.queue.first?.queuedAt].compactMap { $0 }.min()
+            guard !state.draining, state.lanes < maximumLanes, let oldest else {
                 return (false, nil)
             }
             let waited = now - oldest
@@ -96,11 +112,13 @@ final class RunState: Sendable {
         }
     }
 
-    /// The next queued delivery for a lane, or `nil` (nothing queued, or draining).
+    /// The next queued delivery for a lane (a high-priority one first), or `nil` (nothing queued, or draining).
     func next() -> Delivery? {
         let (delivery, short) = self.state.withLock { state -> (Delivery?, Bool) in
-            guard !state.draining, let delivery = state.queue.popFirst()?.delivery else { return (nil, false) }
-            return (delivery, state.backlogged && state.queue.count < state.lowWater)
+            guard !state.draining,
+                let delivery = state.urgentQueue.popFirst()?.delivery ?? state.queue.popFirst()?.delivery
+            else { return (nil, false) }
+            return (delivery, state.backlogged && state.queue.count + state.urgentQueue.count < state.lowWater)
         }
         if short { self.doorbell.ring() }
         return delivery
@@ -110,7 +128,7 @@ final class RunState: Sendable {
     /// the lane must go on.
     func endLane() -> Bool {
         self.state.withLock { state in
-            if !state.draining && !state.queue.isEmpty { return false }
+            if !state.draining && !(state.queue.isEmpty && state.urgentQueue.isEmpty) { return false }
             state.lanes -= 1
             return true
         }
@@ -119,7 +137,8 @@ final class RunState: Sendable {
     /// Takes every queued delivery out (shutdown): the caller hands them back.
     func takeQueued() -> [Delivery] {
         self.state.withLock { state in
-            let queued = state.queue.map(\.delivery)
+            let queued = state.urgentQueue.map(\.delivery) + state.queue.map(\.delivery)
+            state.urgentQueue.removeAll()
             state.queue.removeAll()
             return queued
         }

@@ -28,7 +28,9 @@ extension TriggerRuntime {
                     let start = ContinuousClock.now
                     let settlement = try await self.handle(delivery, in: transaction, state: state)
                     results.append((delivery, settlement, ContinuousClock.now - start))
-                    guard results.count < configuration.transactionBatchSize,
+                    // A high-priority delivery commits as soon as it ran: batching more behind it would make it
+                    // wait for them (a slow HyperTrack call among them).
+                    guard results.count < configuration.transactionBatchSize, !state.isUrgent(delivery),
                         ContinuousClock.now - opened < configuration.transactionWindow,
                         !state.isAbandoned, !Task.isCancelled,
                         let next = state.next()

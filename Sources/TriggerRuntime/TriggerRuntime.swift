@@ -75,7 +75,9 @@ public struct TriggerRuntime: Service {
     /// Runs until cancelled or gracefully shut down.
     public func run() async throws {
         try self.configuration.validate()
-        let state = RunState()
+        let state = RunState(
+            urgent: Set(self.registry.functions.filter { $0.options.priority == .high }.map(\.name))
+        )
         let functions = self.registry.functions.map(\.name)
         self.logger.info(
             "trigger runtime started",
@@ -196,12 +198,27 @@ extension TriggerRuntime {
         let finalClaim = await self.isSettled(wakefulness, now: now)
         do {
             let limit = min(configuration.batchSize, room)
-            let claimed = try await self.store.claim(
-                limit: limit,
-                functions: functions,
-                owner: configuration.workerID,
-                lease: configuration.leaseDuration
-            )
+            // High-priority functions first (see `FunctionOptions.Priority`), the rest with what room is left: one
+            // claim as before where no function is urgent.
+            let urgent = functions.filter(state.urgent.contains)
+            let others = urgent.isEmpty ? functions : functions.filter { !state.urgent.contains($0) }
+            var claimed: [Delivery] = []
+            if !urgent.isEmpty {
+                claimed = try await self.store.claim(
+                    limit: limit,
+                    functions: urgent,
+                    owner: configuration.workerID,
+                    lease: configuration.leaseDuration
+                )
+            }
+            if claimed.count < limit && !others.isEmpty {
+                claimed += try await self.store.claim(
+                    limit: limit - claimed.count,
+                    functions: others,
+                    owner: configuration.workerID,
+                    lease: configuration.leaseDuration
+                )
+            }
             pacing.claimed(claimed.count, of: limit, at: now)
             state.enqueue(claimed, full: claimed.count == limit)
             wakefulness = await self.wakefulness(after: wakefulness, pacing: pacing, finalClaim: finalClaim, now: now)

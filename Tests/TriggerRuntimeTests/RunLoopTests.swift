@@ -132,6 +132,34 @@ struct RunLoopTests {
         #expect(await store.commits == [20])
     }
 
+    @Test("a high-priority function's deliveries run before the others already due, each committed on its own")
+    func highPriorityFirst() async throws {
+        let store = InMemoryOutboxStore()
+        let order = LockedBox<[String]>([])
+        var registry = FunctionRegistry()
+        registry.register("bookkeeping", on: .create("t"), as: Payload.self) { change, _ in
+            order.set(order.value + ["b\(try #require(change.after).n)"])
+        }
+        registry.register("offer", on: .create("o"), options: FunctionOptions(priority: .high), as: Payload.self) {
+            change, _ in
+            order.set(order.value + ["o\(try #require(change.after).n)"])
+        }
+        // Committed last, behind 30 others: in commit order they would run last.
+        await store.emit("bookkeeping", numbered: 1...30)
+        for n in 1...2 { await store.emit("offer", key: "order-\(n)", after: #"{"n": \#(n)}"#) }
+        var configuration = Self.configuration()
+        configuration.concurrency = 1
+        configuration.transactionWindow = .seconds(60)
+        let registered = registry
+        try await Self.withRuntime(store: store, registry: registered, configuration: configuration) {
+            await store.waitForDone(32)
+        }
+        #expect(Array(order.value.prefix(2)) == ["o1", "o2"], "\(order.value)")
+        #expect(Array(order.value.dropFirst(2)) == (1...30).map { "b\($0)" })
+        // Each urgent delivery commits as soon as it ran; the others still share a transaction.
+        #expect(await store.commits == [1, 1, 30])
+    }
+
     @Test("slow handlers get a lane each, one lane start delay after another, up to the concurrency")
     func slowHandlersScaleOut() async throws {
         let store = InMemoryOutboxStore()
