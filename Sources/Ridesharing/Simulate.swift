@@ -5,6 +5,7 @@ import LocalStack
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import UnixSignals
 
 /// `ridesharing simulate`: a city in a box against a running stack (see ``CitySimulation``).
 struct Simulate: AsyncParsableCommand {
@@ -153,11 +154,14 @@ struct Simulate: AsyncParsableCommand {
             }
             stack.directory = self.chaos.stackDirectory
             let chaos = self.chaos.configuration
-            let report = try await SimulationStack.with(configuration: stack, logger: logger) { stack in
-                Terminal.line(
-                    "own stack: API \(stack.apiURL), emulator \(stack.emulatorURL), logs in \(stack.logDirectory)"
-                )
-                return try await stack.run(city, chaos: chaos, logger: logger) { Terminal.line($0) }.report
+            let (configuration, ownCity) = (stack, city)
+            let report = try await Self.untilSignalled {
+                try await SimulationStack.with(configuration: configuration, logger: logger) { stack in
+                    Terminal.line(
+                        "own stack: API \(stack.apiURL), emulator \(stack.emulatorURL), logs in \(stack.logDirectory)"
+                    )
+                    return try await stack.run(ownCity, chaos: chaos, logger: logger) { Terminal.line($0) }.report
+                }
             }
             try self.finish(report)
             return
@@ -174,6 +178,32 @@ struct Simulate: AsyncParsableCommand {
             }.run()
         }
         try self.finish(report)
+    }
+
+    /// Runs `body` until it returns or SIGINT or SIGTERM arrives, which cancels it: the own stack is then torn down
+    /// (its API, workers and emulator stopped, PostgreSQL stopped, a scratch folder removed) instead of outliving the
+    /// command, as its child processes did when Ctrl-C ended `simulate` at once.
+    static func untilSignalled<Result: Sendable>(
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                for await signal in signals {
+                    Terminal.line("\(signal): stopping the own stack")
+                    break
+                }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let first = try await group.next() {
+                if let result = first { return result }
+                // The signal: cancel the run and wait for its teardown, which ends in its CancellationError.
+                group.cancelAll()
+            }
+            throw CancellationError()
+        }
     }
 
     /// The city the flags describe, on the given stack.

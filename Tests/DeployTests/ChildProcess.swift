@@ -22,15 +22,27 @@ final class ChildProcess: @unchecked Sendable {
     private var ended = false
     private let exit: ProcessExit
 
-    /// Starts `executable` with `arguments`, the environment `environment` added to this process's.
-    init(_ executable: String, _ arguments: [String], environment: [String: String], name: String) throws {
+    /// Starts `executable` with `arguments`, the environment `environment` added to this process's; its standard
+    /// error is read (the logs), or its standard output when `readingStandardOutput` (a command's printed lines).
+    init(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String],
+        name: String,
+        readingStandardOutput: Bool = false
+    ) throws {
         self.name = name
         self.process.executableURL = try Self.locate(executable)
         self.process.arguments = arguments
         self.process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
-        self.process.standardError = errors
-        self.process.standardOutput = FileHandle.nullDevice
+        if readingStandardOutput {
+            self.process.standardOutput = errors
+            self.process.standardError = FileHandle.nullDevice
+        } else {
+            self.process.standardError = errors
+            self.process.standardOutput = FileHandle.nullDevice
+        }
         self.exit = ProcessExit(observing: self.process)
         try self.process.run()
         // A blocking read loop on a thread of its own: it sees the end of the output reliably (a readabilityHandler
@@ -161,6 +173,9 @@ final class ChildProcess: @unchecked Sendable {
         else { throw Failure(description: "\(self.name): no metrics port in \(line)") }
         return port
     }
+
+    /// The process id.
+    var pid: Int32 { self.process.processIdentifier }
 
     func signal(_ signal: Int32) {
         Foundation.kill(self.process.processIdentifier, signal)

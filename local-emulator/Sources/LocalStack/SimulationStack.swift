@@ -165,7 +165,9 @@ public final class SimulationStack: Sendable {
             } catch {
                 outcome = .failure(error)
             }
-            await stack.stopAll()
+            // In a task of its own: when the caller was cancelled (Ctrl-C of `simulate`), waiting for the children's
+            // exits would end at once and leave them running.
+            await Task { await stack.stopAll() }.value
             return try outcome.get()
         }
     }
