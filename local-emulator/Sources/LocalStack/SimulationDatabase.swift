@@ -67,11 +67,13 @@ public final class SimulationDatabase: Sendable {
             return try await withThrowingTaskGroup(of: [PostgresRow]?.self) { group in
                 group.addTask { try await connection.query(query, logger: logger).collect() }
                 group.addTask {
+                    // The timeout's clock.
                     try await Task.sleep(for: timeout)
                     return nil
                 }
                 guard let first = try await group.next(), let rows = first else {
-                    // Closing fails the query in flight, so the group's wait for it ends.
+                    // Closing fails the query in flight, so the group's wait for it ends (an error closing a
+                    // connection that is being dropped says nothing the timeout does not).
                     self.forget(connection)
                     try? await connection.close()
                     group.cancelAll()
