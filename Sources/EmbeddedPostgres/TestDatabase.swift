@@ -65,6 +65,20 @@ public actor TestDatabase {
         return try result.get()
     }
 
+    /// The configuration of one connection to `database` on the test server (starting the server if needed; the test
+    /// server has no TLS).
+    public func connectionConfiguration(database: String) throws -> PostgresConnection.Configuration {
+        let configuration = try self.clientConfiguration(database: database)
+        return PostgresConnection.Configuration(
+            host: configuration.host ?? "127.0.0.1",
+            port: configuration.port ?? 5432,
+            username: configuration.username,
+            password: configuration.password,
+            database: configuration.database,
+            tls: .disable
+        )
+    }
+
     /// The configuration of a client for `database` on the test server (starting the server if needed).
     public func clientConfiguration(database: String) throws -> PostgresClient.Configuration {
         switch try self.ensureServer() {
@@ -114,16 +128,8 @@ public actor TestDatabase {
         logger: Logger,
         _ body: @Sendable (PostgresConnection) async throws -> Void
     ) async throws {
-        let configuration = try self.clientConfiguration(database: self.adminDatabase())
         let connection = try await PostgresConnection.connect(
-            configuration: .init(
-                host: configuration.host ?? "127.0.0.1",
-                port: configuration.port ?? 5432,
-                username: configuration.username,
-                password: configuration.password,
-                database: configuration.database,
-                tls: .disable
-            ),
+            configuration: try self.connectionConfiguration(database: self.adminDatabase()),
             id: 0,
             logger: logger
         )

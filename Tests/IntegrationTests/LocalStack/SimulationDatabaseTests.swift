@@ -15,7 +15,7 @@ struct SimulationDatabaseTests {
     func timeout() async throws {
         try await TestDatabase.shared.withDatabase(logger: LocalStackTests.logger) { _, database in
             try await SimulationDatabase.with(
-                configuration: SimulationTests.connection(database),
+                configuration: try await SimulationTests.connection(database),
                 logger: LocalStackTests.logger,
                 timeout: .milliseconds(500)
             ) { simulation in
@@ -36,7 +36,7 @@ struct SimulationDatabaseTests {
     func reconnect() async throws {
         try await TestDatabase.shared.withDatabase(logger: LocalStackTests.logger) { client, database in
             try await SimulationDatabase.with(
-                configuration: SimulationTests.connection(database),
+                configuration: try await SimulationTests.connection(database),
                 logger: LocalStackTests.logger
             ) { simulation in
                 let before = try await Self.backend(simulation)

@@ -40,16 +40,7 @@ struct SimulationTests {
                 city.setupDeadline = .seconds(40)
                 city.deadline = .seconds(100)
                 city.settleDeadline = .seconds(10)
-                let report = try await SimulationDatabase.with(
-                    configuration: Self.connection(database),
-                    logger: LocalStackTests.logger
-                ) { simulationDatabase in
-                    try await CitySimulation(
-                        configuration: city,
-                        database: simulationDatabase,
-                        logger: LocalStackTests.logger
-                    ) { print($0) }.run()
-                }
+                let report = try await Self.run(city, database: database)
                 for line in report.lines { print(line) }
                 // Values, not members of `report`: a failed expectation would print the whole report (routes' samples).
                 let (reachedEnd, booked, completed) = (report.reachedEnd, report.booked, report.completed)
@@ -114,16 +105,7 @@ struct SimulationTests {
                 // Long enough for both bookings to be answered under CI's full parallel suite (4 s left one out).
                 city.deadline = .seconds(15)
                 city.settleDeadline = .seconds(1)
-                let report = try await SimulationDatabase.with(
-                    configuration: Self.connection(database),
-                    logger: LocalStackTests.logger
-                ) { simulationDatabase in
-                    try await CitySimulation(
-                        configuration: city,
-                        database: simulationDatabase,
-                        logger: LocalStackTests.logger
-                    ) { print($0) }.run()
-                }
+                let report = try await Self.run(city, database: database)
                 #expect(!report.reachedEnd)
                 #expect(report.booked == 2)
                 #expect(report.completed == 0)
@@ -135,15 +117,23 @@ struct SimulationTests {
         }
     }
 
-    /// The test database's client configuration as one connection's (the test server has no TLS).
-    static func connection(_ database: PostgresClient.Configuration) -> PostgresConnection.Configuration {
-        PostgresConnection.Configuration(
-            host: database.host ?? "127.0.0.1",
-            port: database.port ?? 5432,
-            username: database.username,
-            password: database.password,
-            database: database.database,
-            tls: .disable
-        )
+    /// Runs `city`, reading the stack's database `database` as `simulate` does.
+    static func run(
+        _ city: CitySimulation.Configuration,
+        database: PostgresClient.Configuration
+    ) async throws -> CitySimulation.Report {
+        try await SimulationDatabase.with(
+            configuration: try await Self.connection(database),
+            logger: LocalStackTests.logger
+        ) { simulationDatabase in
+            try await CitySimulation(configuration: city, database: simulationDatabase, logger: LocalStackTests.logger) {
+                print($0)
+            }.run()
+        }
+    }
+
+    /// One connection to the test database a `withDatabase` scope gave.
+    static func connection(_ database: PostgresClient.Configuration) async throws -> PostgresConnection.Configuration {
+        try await TestDatabase.shared.connectionConfiguration(database: database.database ?? "postgres")
     }
 }
