@@ -57,11 +57,11 @@ public final class SimulationDatabase: Sendable {
     }
 
     /// The rows of `query`, all read. Throws when the database is away, the query fails or takes longer than
-    /// ``timeout``; the next call connects again where the connection is gone.
+    /// `timeout` (``timeout`` unless given); the next call connects again where the connection is gone.
     @discardableResult
-    func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
+    func query(_ query: PostgresQuery, timeout: Duration? = nil) async throws -> [PostgresRow] {
         let connection = try await self.connection()
-        let timeout = self.timeout
+        let timeout = timeout ?? self.timeout
         let logger = self.logger
         do {
             return try await withThrowingTaskGroup(of: [PostgresRow]?.self) { group in
