@@ -114,6 +114,11 @@ public final class ChildProcess: @unchecked Sendable {
         try await self.exit.status(timeout: .seconds(7 * 86_400), self.name)
     }
 
+    /// The same, throwing after `timeout`.
+    public func exited(within timeout: Duration) async throws -> Int32 {
+        try await self.exit.status(timeout: timeout, self.name)
+    }
+
     /// SIGKILL (no shutdown at all, as a crash or the OOM killer), then waits for the exit.
     public func crash(timeout: Duration = .seconds(30)) async throws {
         guard self.process.isRunning else { return }

@@ -2,6 +2,7 @@ import EmbeddedPostgres
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import LocalStack
@@ -58,8 +59,48 @@ struct SimulationDatabaseTests {
         }
     }
 
+    @Test("a wait that ignores cancellation is given up at its timeout, or at once when the caller is cancelled")
+    func abandoned() async throws {
+        let held = HeldWaits()
+        #expect(try await abandoning(after: .seconds(60), timedOut: { LocalStackError.timedOut("") }) { 42 } == 42)
+        let started = ContinuousClock.now
+        await #expect(throws: LocalStackError.timedOut("")) {
+            try await abandoning(after: .milliseconds(200), timedOut: { LocalStackError.timedOut("") }) {
+                await held.wait()
+            }
+        }
+        // The timeout ended the wait, not the body (it is still held).
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(held.count == 1)
+        let cancelled = Task {
+            try await abandoning(after: .seconds(3600), timedOut: { LocalStackError.timedOut("") }) {
+                await held.wait()
+            }
+        }
+        try await eventually("the second wait to start", timeout: .seconds(30)) { held.count == 2 }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(held.count == 2, "both bodies were left waiting")
+        held.releaseAll()
+    }
+
     static func backend(_ database: SimulationDatabase) async throws -> Int32 {
         let rows = try await database.query("SELECT pg_backend_pid()")
         return try #require(rows.first).decode(Int32.self)
+    }
+}
+
+/// Waits that ignore cancellation (as a future that is never completed does), released by the test at its end.
+final class HeldWaits: Sendable {
+    private let waiting = Mutex<[CheckedContinuation<Void, Never>]>([])
+
+    var count: Int { self.waiting.withLock { $0.count } }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in self.waiting.withLock { $0.append(continuation) } }
+    }
+
+    func releaseAll() {
+        for continuation in self.waiting.withLock({ $0 }) { continuation.resume() }
     }
 }

@@ -57,6 +57,9 @@ extension CitySimulation {
         public var deadline: Duration = .seconds(600)
         /// Real time the emulator's trips may take to finish once every ride is final.
         public var settleDeadline: Duration = .seconds(60)
+        /// Real time the whole run may take beyond the three deadlines above (the sign-ins, the end's reads and the
+        /// report) before it is given up as stuck, with what it was waiting on (``SimulationActivity``).
+        public var overrun: Duration = .seconds(300)
 
         /// Where sign-in codes are read: `nil`, the local outbox (`ridesharing local`); against `serve`, the SMS
         /// webhook's receiver (``SimulationStack/codes``).

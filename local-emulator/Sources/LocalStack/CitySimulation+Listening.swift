@@ -29,20 +29,22 @@ extension CitySimulation {
         var opened = false
         while !Task.isCancelled {
             do {
-                try await events.listen(token: token, lastEventID: lastEventID) { event, arrived in
-                    if !opened {
-                        opened = true
-                        self.recorder.streamOpened()
+                try await self.recorder.activity.during("a driver's event stream") {
+                    try await events.listen(token: token, lastEventID: lastEventID) { event, arrived in
+                        if !opened {
+                            opened = true
+                            self.recorder.streamOpened()
+                        }
+                        if let id = event.id { lastEventID = id }
+                        try await self.handle(
+                            event,
+                            arrived: arrived,
+                            shift: &shift,
+                            random: &random,
+                            token: token,
+                            api: api
+                        )
                     }
-                    if let id = event.id { lastEventID = id }
-                    try await self.handle(
-                        event,
-                        arrived: arrived,
-                        shift: &shift,
-                        random: &random,
-                        token: token,
-                        api: api
-                    )
                 }
             } catch {
                 if Task.isCancelled { return }

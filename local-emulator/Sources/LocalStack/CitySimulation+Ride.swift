@@ -73,10 +73,15 @@ extension CitySimulation {
                     + " \(bookings.count) rides at \(c.rate)/s, offers by \(c.offers.rawValue)"
             )
             let requestsBefore = self.recorder.snapshot.routes.values.reduce(0) { $0 + $1.count }
-            city.addTask { try await self.book(bookings, riders: riders, api: api) }
-            city.addTask { await self.sample(into: sampler, from: setUp) }
-            if let chaos = self.configuration.duringRides { city.addTask { await chaos() } }
-            let (orders, end) = try await self.watch(from: setUp)
+            let activity = self.recorder.activity
+            city.addTask {
+                try await activity.during("the bookings") { try await self.book(bookings, riders: riders, api: api) }
+            }
+            city.addTask { await activity.during("the sampler") { await self.sample(into: sampler, from: setUp) } }
+            if let chaos = self.configuration.duringRides {
+                city.addTask { await activity.during("the chaos") { await chaos() } }
+            }
+            let (orders, end) = try await activity.during("the progress watch") { try await self.watch(from: setUp) }
             return Ride(
                 setupSeconds: Self.seconds(setUp - started),
                 rideSeconds: Self.seconds(ContinuousClock.now - setUp),

@@ -59,7 +59,42 @@ public struct CitySimulation: Sendable {
     }
 
     /// Runs the city to the end (every ride final, or the deadline) and returns the report.
+    ///
+    /// Throws `timedOut` when the run takes longer than its deadlines and ``Configuration/overrun`` together,
+    /// naming the awaits that were still waiting (``waiting(longerThan:)``); the stuck run is cancelled and left
+    /// behind rather than awaited, so a caller can tear its stack down (which ends most such waits).
     public func run() async throws -> Report {
+        let c = self.configuration
+        let bound = c.setupDeadline + c.deadline + c.settleDeadline + c.overrun
+        do {
+            return try await self.bounded(by: bound)
+        } catch is CancellationError {
+            // Cancelled (Ctrl-C, a test's time limit): what it was waiting on says why it had not ended.
+            self.say("cancelled; waiting on: " + self.waiting(longerThan: .seconds(10)).joined(separator: "; "))
+            throw CancellationError()
+        }
+    }
+
+    func bounded(by bound: Duration) async throws -> Report {
+        try await abandoning(
+            after: bound,
+            timedOut: {
+                LocalStackError.timedOut(
+                    "the city did not end within \(bound) (its deadlines and overrun); still waiting on: "
+                        + self.waiting(longerThan: .seconds(10)).joined(separator: "; ")
+                )
+            }
+        ) {
+            try await self.runWithClient()
+        }
+    }
+
+    /// What the run has been waiting on for longer than `age`: its requests, streams, queries and phases.
+    public func waiting(longerThan age: Duration) -> [String] {
+        self.recorder.activity.waiting(longerThan: age) + self.database.activity.waiting(longerThan: age)
+    }
+
+    func runWithClient() async throws -> Report {
         // The apps' requests on a pool of their own: the shared client's 8 connections per host would queue a
         // city's requests behind each other and measure the queue, not the API.
         var configuration = HTTPClient.Configuration()
@@ -99,7 +134,9 @@ public struct CitySimulation: Sendable {
                     var next = ContinuousClock.now
                     while !Task.isCancelled {
                         do {
-                            try await emulator.advance(seconds: c.clockStep)
+                            try await self.recorder.activity.during("the clock's advance") {
+                                try await emulator.advance(seconds: c.clockStep)
+                            }
                             advanced.total.withLock { $0 += c.clockStep }
                         } catch {
                             // A failed step is counted, not the end of the clock: a stopped clock stalls every ride
@@ -116,87 +153,137 @@ public struct CitySimulation: Sendable {
             }
             defer { clock.cancelAll() }
             self.say("setting up \(drivers.count) drivers and \(bookings.count) riders (run \(self.runID))")
-            let driverSessions = try await Self.concurrently(drivers, limit: c.setupConcurrency) { driver in
-                let session = try await api.accounts.driver(
-                    "Driver \(driver.index)",
-                    device: driver.device,
-                    phone: driver.phone
-                )
-                try await emulator.place(
-                    device: driver.device,
-                    name: "Driver \(driver.index)",
-                    latitude: driver.latitude,
-                    longitude: driver.longitude
-                )
-                return session
+            let activity = self.recorder.activity
+            let setup = try await activity.during("set-up: signing in the drivers and riders") {
+                try await self.signIn(drivers: drivers, bookings: bookings, api: api, emulator: emulator)
             }
-            let riderSessions = try await Self.concurrently(bookings, limit: c.setupConcurrency) { booking in
-                try await api.accounts.rider("Rider \(booking.index)", phone: booking.phone)
+            let (driverSessions, riderSessions) = (setup.drivers, setup.riders)
+            try await activity.during("set-up: the drivers' first positions") {
+                try await self.awaitPositions(of: driverSessions.map(\.userID), within: c.setupDeadline)
             }
-            try await self.awaitPositions(of: driverSessions.map(\.userID), within: c.setupDeadline)
             let sampler = SimulationSampler()
-            let before = try await self.baseline(emulator: emulator)
+            let before = try await activity.during("set-up: the baseline") {
+                try await self.baseline(emulator: emulator)
+            }
             // Made last before the do/catch that shuts it down: a client dropped without shutdown traps.
             let events = c.offers == .push ? EventStreamClient(baseURL: c.apiURL, streams: drivers.count) : nil
             var ride: Ride
             let advancedBefore = advanced.total.withLock { $0 }
             do {
-                ride = try await self.ride(
-                    drivers: zip(drivers, driverSessions).map { ($0, $1.accessToken) },
-                    bookings: bookings,
-                    riders: riderSessions,
-                    api: api,
-                    events: events,
-                    sampler: sampler,
-                    started: started
-                )
+                ride = try await activity.during("rides") {
+                    try await self.ride(
+                        drivers: zip(drivers, driverSessions).map { ($0, $1.accessToken) },
+                        bookings: bookings,
+                        riders: riderSessions,
+                        api: api,
+                        events: events,
+                        sampler: sampler,
+                        started: started
+                    )
+                }
                 ride.clockSeconds = advanced.total.withLock { $0 } - advancedBefore
-                try await events?.shutdown()
+                try await activity.during("closing the event streams' client") { try await events?.shutdown() }
             } catch {
                 try? await events?.shutdown()
                 throw error
             }
-            let locations = try await self.locationEvents(from: ride.startedAt, to: ride.endedAt)
-            // Off duty at the end: a driver left online would be offered the next run's rides and, with nobody
-            // answering for it, hold each of them for an offer's lifetime.
-            _ = try await Self.concurrently(driverSessions, limit: c.setupConcurrency) { session in
-                try await api.send(
-                    .PUT,
-                    "/v1/drivers/me/availability",
-                    json: ["available": false],
-                    token: session.accessToken
+            return try await activity.during("after the rides: settling, the invariants and the measurements") {
+                try await self.finish(
+                    ride: ride,
+                    drivers: drivers,
+                    sessions: (driverSessions, riderSessions),
+                    before: before,
+                    sampler: sampler,
+                    api: api,
+                    emulator: emulator,
+                    stopClock: { clock.cancelAll() }
                 )
             }
-            let devices = Set(drivers.map(\.device))
-            try await self.awaitTripsSettled(devices: devices, emulator: emulator)
-            clock.cancelAll()
-            let (invariants, trips) = try await self.invariants(
-                orders: ride.orders,
-                riders: riderSessions.map(\.userID),
-                devices: devices,
-                emulator: emulator,
-                outcomesBefore: before.webhookOutcomes
+        }
+    }
+
+    /// Signs every driver in (and places its phone on the emulator) and every rider.
+    func signIn(
+        drivers: [Driver],
+        bookings: [Booking],
+        api: SimulationClient,
+        emulator: EmulatorControl
+    ) async throws -> (drivers: [SignInFlow.Session], riders: [SignInFlow.Session]) {
+        let c = self.configuration
+        let driverSessions = try await Self.concurrently(drivers, limit: c.setupConcurrency) { driver in
+            let session = try await api.accounts.driver(
+                "Driver \(driver.index)",
+                device: driver.device,
+                phone: driver.phone
             )
-            let unfinished = try await self.unfinished(orders: ride.orders, emulator: emulator)
-            let measurements = try await self.measurements(of: ride, before: before, emulator: emulator)
-            return Report(
-                configuration: c,
-                runID: self.runID,
-                setupSeconds: ride.setupSeconds,
-                rideSeconds: ride.rideSeconds,
-                reachedEnd: ride.reachedEnd,
-                orders: ride.orders,
-                requestsBefore: ride.requestsBefore,
-                clockSeconds: ride.clockSeconds,
-                measured: self.recorder.snapshot,
-                locationEvents: locations,
-                trips: trips,
-                invariants: invariants,
-                unfinished: unfinished,
-                sampled: sampler.snapshot,
-                measurements: measurements
+            try await emulator.place(
+                device: driver.device,
+                name: "Driver \(driver.index)",
+                latitude: driver.latitude,
+                longitude: driver.longitude
+            )
+            return session
+        }
+        let riderSessions = try await Self.concurrently(bookings, limit: c.setupConcurrency) { booking in
+            try await api.accounts.rider("Rider \(booking.index)", phone: booking.phone)
+        }
+        return (driverSessions, riderSessions)
+    }
+
+    /// After the rides: the drivers off duty, the emulator's trips settled, the clock stopped, then the invariants
+    /// and the measurements read into the report.
+    func finish(
+        ride: Ride,
+        drivers: [Driver],
+        sessions: (drivers: [SignInFlow.Session], riders: [SignInFlow.Session]),
+        before: Baseline,
+        sampler: SimulationSampler,
+        api: SimulationClient,
+        emulator: EmulatorControl,
+        stopClock: () -> Void
+    ) async throws -> Report {
+        let c = self.configuration
+        let (driverSessions, riderSessions) = sessions
+        let locations = try await self.locationEvents(from: ride.startedAt, to: ride.endedAt)
+        // Off duty at the end: a driver left online would be offered the next run's rides and, with nobody
+        // answering for it, hold each of them for an offer's lifetime.
+        _ = try await Self.concurrently(driverSessions, limit: c.setupConcurrency) { session in
+            try await api.send(
+                .PUT,
+                "/v1/drivers/me/availability",
+                json: ["available": false],
+                token: session.accessToken
             )
         }
+        let devices = Set(drivers.map(\.device))
+        try await self.awaitTripsSettled(devices: devices, emulator: emulator)
+        stopClock()
+        let (invariants, trips) = try await self.invariants(
+            orders: ride.orders,
+            riders: riderSessions.map(\.userID),
+            devices: devices,
+            emulator: emulator,
+            outcomesBefore: before.webhookOutcomes
+        )
+        let unfinished = try await self.unfinished(orders: ride.orders, emulator: emulator)
+        let measurements = try await self.measurements(of: ride, before: before, emulator: emulator)
+        return Report(
+            configuration: c,
+            runID: self.runID,
+            setupSeconds: ride.setupSeconds,
+            rideSeconds: ride.rideSeconds,
+            reachedEnd: ride.reachedEnd,
+            orders: ride.orders,
+            requestsBefore: ride.requestsBefore,
+            clockSeconds: ride.clockSeconds,
+            measured: self.recorder.snapshot,
+            locationEvents: locations,
+            trips: trips,
+            invariants: invariants,
+            unfinished: unfinished,
+            sampled: sampler.snapshot,
+            measurements: measurements
+        )
     }
 
     /// Every driver's phone and start, and every booking, drawn from the seed (positions in a disc of the radius).

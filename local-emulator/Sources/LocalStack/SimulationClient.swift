@@ -21,7 +21,9 @@ struct SimulationClient: Sendable {
         let name = "\(method) \(route ?? Self.route(path))"
         let started = ContinuousClock.now
         do {
-            let reply = try await self.api.send(method, path, json: json, token: token)
+            let reply = try await self.recorder.activity.during("a request \(name)") {
+                try await self.api.send(method, path, json: json, token: token)
+            }
             self.recorder.request(name, milliseconds: Self.milliseconds(ContinuousClock.now - started))
             if reply.status >= 500 { self.recorder.error("\(name): \(reply.status) \(reply.json)") }
             return reply

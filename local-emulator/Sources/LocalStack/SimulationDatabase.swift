@@ -13,14 +13,22 @@ import Synchronization
 /// pool. A single connection has no such state: a failed connect or a closed connection is an error the caller's
 /// loop retries, and a query that does not answer within ``timeout`` is failed by closing its connection (the one
 /// cancellation a query in flight cannot ignore). The simulation's reads are a few a second, one at a time.
+///
+/// The chaos test still hung after that change (11th session, and the CI run after it): its stack alive and idle
+/// for half an hour, all 200 orders `COMPLETED` within 90 s of PostgreSQL's restart, the workers' kills going on
+/// until the test's time limit, so the progress loop never saw the end. Its only waits were this type's queries
+/// and a sleep, and the time limit's cancellation did not end them: the query's task group waited for a child that
+/// never ended. Now the whole query, the connect included, is abandoned at the timeout instead of awaited.
 public final class SimulationDatabase: Sendable {
     let configuration: PostgresConnection.Configuration
     let logger: Logger
-    /// How long one query may take once connected (connecting is bounded by the connection's own connect timeout).
+    /// How long one query may take, connecting included.
     /// The largest read (the arrival → `REACHED_*` join over a 12,000-ride run) takes about a second here.
     let timeout: Duration
     private let state = Mutex(State())
     private let ids = Atomic(0)
+    /// The queries in flight (for a stuck run's report).
+    public let activity = SimulationActivity()
 
     private struct State {
         var connection: PostgresConnection?
@@ -57,34 +65,34 @@ public final class SimulationDatabase: Sendable {
     }
 
     /// The rows of `query`, all read. Throws when the database is away, the query fails or takes longer than
-    /// `timeout` (``timeout`` unless given); the next call connects again where the connection is gone.
+    /// `timeout` (``timeout`` unless given; connecting included); the next call connects again where the
+    /// connection is gone.
+    ///
+    /// The wait is bounded even should postgres-nio never complete a future: the connect and the query run in a
+    /// task this call abandons at the timeout (``abandoning(after:timedOut:_:)``), and the connection is then closed
+    /// without waiting for the close either. (A task group would wait for its children.)
     @discardableResult
     func query(_ query: PostgresQuery, timeout: Duration? = nil) async throws -> [PostgresRow] {
-        let connection = try await self.connection()
         let timeout = timeout ?? self.timeout
         let logger = self.logger
-        do {
-            return try await withThrowingTaskGroup(of: [PostgresRow]?.self) { group in
-                group.addTask { try await connection.query(query, logger: logger).collect() }
-                group.addTask {
-                    // The timeout's clock.
-                    try await Task.sleep(for: timeout)
-                    return nil
+        return try await self.activity.during("a database query") {
+            do {
+                return try await abandoning(
+                    after: timeout,
+                    timedOut: { LocalStackError.timedOut("a query of the simulation's database took over \(timeout)") }
+                ) {
+                    let connection = try await self.connection()
+                    do {
+                        return try await connection.query(query, logger: logger).collect()
+                    } catch {
+                        if connection.isClosed { self.forget(connection) }
+                        throw error
+                    }
                 }
-                guard let first = try await group.next(), let rows = first else {
-                    // Closing fails the query in flight, so the group's wait for it ends (an error closing a
-                    // connection that is being dropped says nothing the timeout does not).
-                    self.forget(connection)
-                    try? await connection.close()
-                    group.cancelAll()
-                    throw LocalStackError.timedOut("a query of the simulation's database took over \(timeout)")
-                }
-                group.cancelAll()
-                return rows
+            } catch let error as LocalStackError where error.code == .timedOut {
+                self.dropConnection()
+                throw error
             }
-        } catch {
-            if connection.isClosed { self.forget(connection) }
-            throw error
         }
     }
 
@@ -115,6 +123,18 @@ public final class SimulationDatabase: Sendable {
         return kept
     }
 
+    /// Forgets the connection in use and closes it in the background: closing fails a query in flight, and the
+    /// close is not awaited (it is one of the waits that must not stop the run).
+    private func dropConnection() {
+        let connection = self.state.withLock { state in
+            defer { state.connection = nil }
+            return state.connection
+        }
+        guard let connection else { return }
+        // Nothing to report: the connection is being dropped because its query did not answer.
+        Task { try? await connection.close() }
+    }
+
     private func forget(_ connection: PostgresConnection) {
         self.state.withLock { state in
             if state.connection === connection { state.connection = nil }
@@ -127,6 +147,14 @@ public final class SimulationDatabase: Sendable {
             defer { state.connection = nil }
             return state.connection
         }
-        try? await connection?.close()
+        guard let connection else { return }
+        // Awaited (a test drops its database next, which an open session would block) but bounded: a close that
+        // never completes must not stop the caller's teardown. Nothing to report either way.
+        _ = try? await abandoning(
+            after: .seconds(10),
+            timedOut: { LocalStackError.timedOut("closing the simulation's database connection") }
+        ) {
+            try await connection.close()
+        }
     }
 }

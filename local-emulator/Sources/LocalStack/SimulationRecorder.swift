@@ -22,6 +22,8 @@ final class SimulationRecorder: Sendable {
     }
 
     let state = Mutex(State())
+    /// What the run is waiting on (its requests, streams and phases).
+    let activity = SimulationActivity()
 
     func request(_ route: String, milliseconds: Double) {
         self.state.withLock { $0.routes[route, default: []].append(milliseconds) }

@@ -296,7 +296,11 @@ public final class SimulationStack: Sendable {
                         logger.warning("\(child.name) did not stop within 20 s of SIGTERM: SIGKILL")
                         kill(pid, SIGKILL)
                     }
-                    _ = try? await child.exited()
+                    // Bounded: a teardown that waits for ever leaves the whole stack running (SIGKILL came 20 s
+                    // in, so 30 s more is an exit that will not be reported).
+                    if (try? await child.exited(within: .seconds(50))) == nil {
+                        logger.error("\(child.name) (pid \(pid)) was not seen to exit")
+                    }
                     killer.cancel()
                 }
             }
