@@ -23,7 +23,7 @@ struct APIClient: Sendable {
 
     func call(
         _ method: HTTPMethod, _ path: String, json: String? = nil, auth: Bool = true,
-        credentials: (String, String)? = nil
+        credentials: (String, String)? = nil, timeout: TimeAmount = .seconds(100)
     ) async throws -> APIResponse {
         var request = HTTPClientRequest(url: path.hasPrefix("http") ? path : baseURL + path)
         request.method = method
@@ -36,9 +36,7 @@ struct APIClient: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: json))
         }
-        // A clock advance answers once every webhook it caused was sent; with devices reporting periodically, ten
-        // emulated minutes took over 30 s under the full parallel suite on 2 cores (CI), so the deadline is wider.
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(100))
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let body = try await response.body.collect(upTo: 16 << 20)
         return APIResponse(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView))
     }
@@ -51,7 +49,10 @@ struct APIClient: Sendable {
     /// `POST /_emulator/clock/advance`.
     @discardableResult
     func advance(_ seconds: Double) async throws -> APIResponse {
-        try await post("/_emulator/clock/advance", #"{"seconds": \#(seconds)}"#)
+        // A clock advance answers once every webhook it caused was sent; with devices reporting periodically, ten
+        // emulated minutes took over 30 s under the full parallel suite on 2 cores (CI), and 300 one-second steps
+        // (300 deliveries, one after another) once took over 100 s: the deadline is wider than a request's.
+        try await call(.POST, "/_emulator/clock/advance", json: #"{"seconds": \#(seconds)}"#, timeout: .seconds(300))
     }
 
     /// Creates a trip for `device` to `[lng, lat]` and returns its JSON.
