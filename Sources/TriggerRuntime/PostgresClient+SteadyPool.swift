@@ -27,7 +27,7 @@ extension PostgresClient.Configuration {
     /// Reproduced in isolation (12th session, a throwaway probe not kept in the suite): a `PostgresClient` of at most
     /// 8 connections, minimum 0 or 1, no keep-alive, 16 tasks querying in a loop while PostgreSQL was stopped
     /// (`immediate`) and started 20 times 0.3-1.5 s apart: after the restarts 13 to 15 of the 16 tasks waited for ever
-    /// in both pools (over 5 minutes, until the probe was killed), the server up and idle.
+    /// in both pools (over 4 minutes, until the probe was killed), the server up and idle.
     /// - Parameter connections: The pool size (`options.maximumConnections` and `options.minimumConnections`).
     public mutating func useSteadyPool(connections: Int) {
         self.options.maximumConnections = connections
