@@ -16,7 +16,7 @@ public final class SimulationActivity: Sendable {
     public init() {}
 
     /// Runs `body`, registered under `label` while it runs.
-    func during<T>(_ label: String, _ body: () async throws -> T) async throws -> T {
+    func during<T>(_ label: String, _ body: () async throws -> T) async rethrows -> T {
         let id = self.state.withLock { state in
             state.next += 1
             state.running[state.next] = (label, .now)
@@ -24,17 +24,6 @@ public final class SimulationActivity: Sendable {
         }
         defer { _ = self.state.withLock { $0.running.removeValue(forKey: id) } }
         return try await body()
-    }
-
-    /// The same for a body that cannot fail.
-    func during<T>(_ label: String, _ body: () async -> T) async -> T {
-        let id = self.state.withLock { state in
-            state.next += 1
-            state.running[state.next] = (label, .now)
-            return state.next
-        }
-        defer { _ = self.state.withLock { $0.running.removeValue(forKey: id) } }
-        return await body()
     }
 
     /// What has run longer than `age`, oldest first, same labels counted together: `label ×n, the oldest for 12 s`.
