@@ -32,6 +32,9 @@ struct WebhookBatchTests {
             quiet(&$0)
             $0.options.webhookBatchSize = 2
             $0.options.webhookConcurrency = 4
+            // The held requests wait for each other: beside the loaded suite the fourth once came more than the
+            // default 10 s after the first, which then timed out and was retried (not `delivered`).
+            $0.options.webhookTimeout = .seconds(90)
         }) { emulator, client, receiver in
             // Each request is answered only once four are in flight: with one at a time the step would never end
             // (the test's time limit).
