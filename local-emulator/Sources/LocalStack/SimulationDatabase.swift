@@ -76,22 +76,21 @@ public final class SimulationDatabase: Sendable {
         let timeout = timeout ?? self.timeout
         let logger = self.logger
         return try await self.activity.during("a database query") {
-            do {
-                return try await abandoning(
-                    after: timeout,
-                    timedOut: { LocalStackError.timedOut("a query of the simulation's database took over \(timeout)") }
-                ) {
-                    let connection = try await self.connection()
-                    do {
-                        return try await connection.query(query, logger: logger).collect()
-                    } catch {
-                        if connection.isClosed { self.forget(connection) }
-                        throw error
-                    }
+            try await abandoning(
+                after: timeout,
+                timedOut: {
+                    // Called once, at the timeout only (not for a timed-out error from inside the body).
+                    self.dropConnection()
+                    return LocalStackError.timedOut("a query of the simulation's database took over \(timeout)")
                 }
-            } catch let error as LocalStackError where error.code == .timedOut {
-                self.dropConnection()
-                throw error
+            ) {
+                let connection = try await self.connection()
+                do {
+                    return try await connection.query(query, logger: logger).collect()
+                } catch {
+                    if connection.isClosed { self.forget(connection) }
+                    throw error
+                }
             }
         }
     }
