@@ -8,6 +8,7 @@ public final class ProcessExit: Sendable {
     /// The process did not exit in time.
     public struct TimedOut: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
     private struct State {
         var status: Int32?

@@ -159,35 +159,48 @@ struct Events: AsyncParsableCommand {
     /// Runs `body` with a client once the database answers, or fails within ``connectTimeout`` with a message that
     /// says which database was tried and how to point at another: PostgresClient itself retries a refused
     /// connection forever (logging each attempt), which for a one-shot command looks like a hang.
+    ///
+    /// Neither the first query nor the client's shutdown after it is waited for past the deadline: the probe is
+    /// abandoned (``abandoning(after:timedOut:_:)``), and so is the client's whole scope. A task group cannot do
+    /// this: it waits for its children, and a postgres-nio wait that does not answer cancellation then holds the
+    /// command. That happened once in CI (`events list` against a port nothing answered did not exit within
+    /// 120 s while the whole suite ran; it exits in 5 s when run alone, which is all that could be reproduced).
     static func withClient<T: Sendable>(
         _ configuration: Configuration,
         logger: Logger,
         _ body: @escaping @Sendable (PostgresClient) async throws -> T
     ) async throws -> T {
-        try await configuration.withClient(logger: logger) { client in
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    try await client.query("SELECT 1", logger: logger)
-                    return true
+        let unanswered = Configuration.Invalid(
+            description: """
+                no database answers at \(configuration.database.redacted) (\(configuration.databaseSource)) \
+                within \(Self.connectTimeout): start `swift run ridesharing local` (its stack.json is \
+                found in .local, or --local-data), or give --database-url / DATABASE_URL
+                """
+        )
+        // Finished when the scope ends; yields once if the database did not answer in time.
+        let (timedOut, report) = AsyncStream<Void>.makeStream()
+        let work = Task {
+            defer { report.finish() }
+            return try await configuration.withClient(logger: logger) { client in
+                do {
+                    try await abandoning(after: Self.connectTimeout, timedOut: { unanswered }) {
+                        for try await _ in try await client.query("SELECT 1", logger: logger) {}
+                    }
+                } catch let error as Configuration.Invalid {
+                    report.yield()
+                    throw error
                 }
-                group.addTask {
-                    // The deadline itself, not a wait for an outcome: the other task is the outcome.
-                    try await Task.sleep(for: Self.connectTimeout)
-                    return false
-                }
-                let answered = try await group.next() ?? false
-                group.cancelAll()
-                guard answered else {
-                    throw Configuration.Invalid(
-                        description: """
-                            no database answers at \(configuration.database.redacted) (\(configuration.databaseSource)) \
-                            within \(Self.connectTimeout): start `swift run ridesharing local` (its stack.json is \
-                            found in .local, or --local-data), or give --database-url / DATABASE_URL
-                            """
-                    )
-                }
+                return try await body(client)
             }
-            return try await body(client)
+        }
+        return try await withTaskCancellationHandler {
+            for await _ in timedOut {
+                work.cancel()
+                throw unanswered
+            }
+            return try await work.value
+        } onCancel: {
+            work.cancel()
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
+import TriggerRuntime
 import Testing
 
 @testable import LocalStack

@@ -40,10 +40,21 @@ struct CommandLineTests {
         let exit = ProcessExit(observing: process)
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        let status = try await exit.status("ridesharing \(arguments.joined(separator: " "))")
-        let text = String(decoding: (try? Data(contentsOf: outputPath)) ?? Data(), as: UTF8.self)
-            + String(decoding: (try? Data(contentsOf: errorsPath)) ?? Data(), as: UTF8.self)
-        return (status, text)
+        func printed() -> String {
+            String(decoding: (try? Data(contentsOf: outputPath)) ?? Data(), as: UTF8.self)
+                + String(decoding: (try? Data(contentsOf: errorsPath)) ?? Data(), as: UTF8.self)
+        }
+        do {
+            let status = try await exit.status("ridesharing \(arguments.joined(separator: " "))")
+            return (status, printed())
+        } catch let error as ProcessExit.TimedOut {
+            // What it printed, and where it waits, so that a hang says something.
+            let state = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8))?
+                .split(separator: "\n").filter { $0.hasPrefix("State:") || $0.hasPrefix("Threads:") } ?? []
+            throw ProcessExit.TimedOut(
+                description: "\(error.description); \(state.joined(separator: ", ")); it printed:\n\(printed())"
+            )
+        }
     }
 
     @Test("migrate --dry-run reports, migrate applies, events list/show/retry/timers/schedules work and refuse bad input")

@@ -5,6 +5,7 @@ import Logging
 import NIOHTTP1
 import PostgresNIO
 import Synchronization
+import TriggerRuntime
 
 /// A city in a box (`ridesharing simulate`): drivers placed around a centre on the emulator, signed in and online,
 /// each watching its offers and answering after a think time (some decline, some let the offer expire); riders

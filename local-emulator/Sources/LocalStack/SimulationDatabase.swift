@@ -1,6 +1,7 @@
 import Logging
 import PostgresNIO
 import Synchronization
+import TriggerRuntime
 
 /// The simulation's own reads of the stack's database (progress, pending deliveries, the invariants): one
 /// connection, opened again after it fails, every query bounded by a timeout that closes the connection.
