@@ -3,8 +3,8 @@ import ServiceLifecycle
 
 extension ServiceGroup {
     /// Runs `services` in a group (no signals) while `body` runs, then shuts the group down gracefully (services stop
-    /// in reverse order) and waits for it. If `body` throws, the group is shut down and cancelled, and the error is
-    /// rethrown.
+    /// in reverse order) and waits for it, also when `body` throws (the error is then rethrown). A service still
+    /// running ``gracefulShutdownLimit`` after the shutdown began is cancelled.
     ///
     /// The package's one "these services run during this" scope: for the harnesses of tests, the benchmark, and
     /// commands that need a running database client for one job (a process that serves runs one `ServiceGroup`
@@ -23,8 +23,14 @@ extension ServiceGroup {
     }
 
     /// Runs the services `make` returns in a group (no signals), waits until one of them calls `ready`, runs `body`
-    /// with the value it passed, then shuts the group down gracefully and waits for it. If `body` throws, the group
-    /// is shut down and cancelled, and the error is rethrown.
+    /// with the value it passed, then shuts the group down gracefully and waits for it, also when `body` throws (the
+    /// error is then rethrown). A service still running ``gracefulShutdownLimit`` after the shutdown began is
+    /// cancelled.
+    ///
+    /// Why graceful when `body` threw: cancelling a Hummingbird server while a connection is being accepted crashes
+    /// the process in NIO (`Deinited NIOAsyncWriter without calling finish()`, apple/swift-nio#3481: an accepted
+    /// channel left in the server's stream is never closed). The test process crashed so once in CI (13th
+    /// session), in the window between this scope's graceful shutdown and its immediate cancellation.
     ///
     /// ```swift
     /// try await ServiceGroup.withRunning(logger: logger, notReady: StackError()) { ready in
@@ -49,12 +55,12 @@ extension ServiceGroup {
             continuation.yield(value)
             continuation.finish()
         }
-        let group = ServiceGroup(
-            services: services,
-            gracefulShutdownSignals: [],
-            cancellationSignals: [],
+        var configuration = ServiceGroupConfiguration(
+            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
             logger: logger
         )
+        configuration.maximumGracefulShutdownDuration = Self.gracefulShutdownLimit
+        let group = ServiceGroup(configuration: configuration)
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 defer { continuation.finish() }
@@ -70,7 +76,7 @@ extension ServiceGroup {
                 result = try await body(value)
             } catch {
                 await group.triggerGracefulShutdown()
-                tasks.cancelAll()
+                try? await tasks.waitForAll()
                 throw error
             }
             await group.triggerGracefulShutdown()
@@ -78,4 +84,9 @@ extension ServiceGroup {
             return result
         }
     }
+
+    /// How long ``withRunning(logger:notReady:services:_:)`` lets its services stop gracefully before the group
+    /// cancels them: long enough for a server to finish its requests in a crawling test suite, short enough that a
+    /// service that ignores the shutdown costs a test seconds, not its time limit.
+    package static let gracefulShutdownLimit: Duration = .seconds(30)
 }

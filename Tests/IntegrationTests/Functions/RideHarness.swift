@@ -24,9 +24,21 @@ struct RideHarness: Sendable {
     /// The port of the API when the harness serves real HTTP on loopback (`live`), for clients that stream.
     var port: Int?
 
+    /// The backend's defaults, but with dispatch's clocks longer than any test's time limit: the database's real
+    /// `now()` runs on while a loaded suite crawls (a step that takes 0.15 s alone once took over 100 s), and a
+    /// test that does not test expiry must not see its offer expire (20 s) or its driver's position go stale
+    /// (2 minutes) between two steps. `DispatchTests` sets its own and moves the clock.
+    static var configuration: Backend.Configuration {
+        var configuration = Backend.Configuration(webhook: .init(secret: "whsec-test"))
+        configuration.dispatch.offerTTL = .seconds(1200)
+        configuration.dispatch.window = .seconds(7200)
+        configuration.dispatch.maxPositionAge = .seconds(3600)
+        return configuration
+    }
+
     static func with<T: Sendable>(
         tracking: some TripTracking,
-        configuration: Backend.Configuration = Backend.Configuration(webhook: .init(secret: "whsec-test")),
+        configuration: Backend.Configuration = RideHarness.configuration,
         live: Bool = false,
         _ body: @escaping @Sendable (RideHarness) async throws -> T
     ) async throws -> T {

@@ -173,9 +173,13 @@ extension CitySimulation {
     }
 
     /// What the database and the emulator hold for up to `limit` of `orders` that are not final: one line each, for
-    /// a failed run's report (under chaos a ride sometimes never ends; this says where it stopped).
+    /// a failed run's report (under chaos a ride sometimes never ends; this says where it stopped). Each says when
+    /// its status last changed relative to `ridesEnded` (the rides' deadline, or their end): these lines are read
+    /// after the settle phase, and a ride still driving at the deadline that arrived during it read as
+    /// "`REACHED_DROPOFF` for 61 s", like a stuck ride (13th session).
     func unfinished(
         orders: [String],
+        ridesEnded: Date,
         emulator: EmulatorControl,
         limit: Int = 5
     ) async throws -> [String] {
@@ -183,7 +187,7 @@ extension CitySimulation {
         let rows = try await self.database.query(
             """
             SELECT o.id::text, o.status, o.dispatch_round,
-                   round(extract(epoch FROM now() - o.updated_at))::int8,
+                   round(extract(epoch FROM o.updated_at - \(ridesEnded)::timestamptz))::int8,
                    coalesce((SELECT string_agg(l.leg || ' ' || l.status || ' trip ' || l.trip_id
                                  || CASE WHEN l.arrived_at IS NULL THEN ', not arrived' ELSE ', arrived' END, '; '
                                  ORDER BY l.created_at)
@@ -206,12 +210,16 @@ extension CitySimulation {
         var lines: [String] = []
         var orderIDs: [String] = []
         for row in rows {
-            let (id, status, round, age, legs, deliveries, timers, events) = try row.decode(
+            let (id, status, round, changed, legs, deliveries, timers, events) = try row.decode(
                 (String, String, Int, Int64, String, String, String, String).self
             )
             orderIDs.append(id)
+            let since =
+                changed <= 0
+                ? "since \(-changed) s before the rides ended"
+                : "since \(changed) s after the rides ended (it changed after the deadline)"
             lines.append(
-                "order \(id): \(status) for \(age) s (round \(round)); legs: \(legs); deliveries: \(deliveries); "
+                "order \(id): \(status) \(since) (round \(round)); legs: \(legs); deliveries: \(deliveries); "
                     + "timers: \(timers); last events: \(events)"
             )
         }

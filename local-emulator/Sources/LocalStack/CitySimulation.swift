@@ -266,7 +266,7 @@ public struct CitySimulation: Sendable {
             emulator: emulator,
             outcomesBefore: before.webhookOutcomes
         )
-        let unfinished = try await self.unfinished(orders: ride.orders, emulator: emulator)
+        let unfinished = try await self.unfinished(orders: ride.orders, ridesEnded: ride.endedAt, emulator: emulator)
         let measurements = try await self.measurements(of: ride, before: before, emulator: emulator)
         return Report(
             configuration: c,
