@@ -76,7 +76,15 @@ extension ServiceGroup {
                 result = try await body(value)
             } catch {
                 await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
+                do {
+                    try await tasks.waitForAll()
+                } catch let stopping {
+                    // The body's error is the one rethrown; the services' own is logged, not lost.
+                    logger.warning(
+                        "services failed while stopping after their scope threw",
+                        metadata: ["error": "\(String(reflecting: stopping))"]
+                    )
+                }
                 throw error
             }
             await group.triggerGracefulShutdown()
