@@ -81,17 +81,30 @@ package struct PostgresOutboxStore: OutboxStore {
         case .done, .leaseLost:
             return settlement
         case .retry(let delay, let error):
+            // The chain's later deliveries wait with it (migration 0007).
             query = """
-                UPDATE trigger_runtime.deliveries
-                SET run_after = now() + make_interval(secs => \(delay.secondsValue)), last_error = \(error),
-                    lease_owner = NULL, lease_token = NULL
-                WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken) RETURNING id
+                WITH r AS (
+                    UPDATE trigger_runtime.deliveries
+                    SET run_after = now() + make_interval(secs => \(delay.secondsValue)), last_error = \(error),
+                        lease_owner = NULL, lease_token = NULL
+                    WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken)
+                    RETURNING id, function_name, document_key, run_after
+                ),
+                held AS (\(unescaped: RuntimeSchema.holding("r")))
+                SELECT r.id FROM r, held
                 """
         case .dead(let error):
+            // The chain's next delivery runs now (migration 0007).
             query = """
-                UPDATE trigger_runtime.deliveries
-                SET status = 'dead', last_error = \(error), lease_owner = NULL, lease_token = NULL, run_after = now()
-                WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken) RETURNING id
+                WITH r AS (
+                    UPDATE trigger_runtime.deliveries
+                    SET status = 'dead', last_error = \(error), lease_owner = NULL, lease_token = NULL,
+                        run_after = now()
+                    WHERE id = \(delivery.id) AND lease_token = \(delivery.leaseToken)
+                    RETURNING id, function_name, document_key
+                ),
+                woken AS (\(unescaped: RuntimeSchema.waking("r")))
+                SELECT r.id FROM r, woken
                 """
         case .release:
             let released = try await Self.release([delivery], connection: connection, channel: channel, logger: logger)
@@ -207,7 +220,8 @@ package struct PostgresOutboxStore: OutboxStore {
     }
 
     /// Only future deliveries count: a due row that the claim skipped is blocked behind an earlier delivery of its
-    /// document, and the worker running that one re-scans when it finishes. Pending timers and schedules count
+    /// document, and the worker running that one re-scans when it finishes. (A row held with its chain's head,
+    /// migration 0007, counts as future: a worker may wake for it and find it still blocked, which costs a claim.) Pending timers and schedules count
     /// too, so a sleeping worker wakes when the earliest falls due (a due timer is promoted by the next claim, a
     /// due schedule ticks at the worker's next schedule check).
     package func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double? {

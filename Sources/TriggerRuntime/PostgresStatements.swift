@@ -47,19 +47,24 @@ enum PostgresStatements {
         }
     }
 
-    /// Moves the deliveries whose claims still hold them to the done log; returns their ids. The rows are found
-    /// through the primary key (`id = ANY`), each checked against its own token.
+    /// Moves the deliveries whose claims still hold them to the done log and makes each chain's next delivery due
+    /// now (migration 0007); returns their ids. The rows are found through the primary key (`id = ANY`), each
+    /// checked against its own token.
     struct MarkDoneBatch: PostgresPreparedStatement {
-        static let name = "trigger_runtime_mark_done_batch_v1"
+        static let name = "trigger_runtime_mark_done_batch_v2"
         static let sql = """
             WITH d AS (
                 DELETE FROM trigger_runtime.deliveries
                 WHERE id = ANY ($1::int8[]) AND lease_token = ($2::uuid[])[array_position($1::int8[], id)]
                 RETURNING id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner
-            )
-            INSERT INTO trigger_runtime.done
-                (id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner)
-            SELECT * FROM d RETURNING id
+            ),
+            moved AS (
+                INSERT INTO trigger_runtime.done
+                    (id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner)
+                SELECT * FROM d RETURNING id
+            ),
+            woken AS (\(RuntimeSchema.waking("d")))
+            SELECT moved.id FROM moved, woken
             """
         typealias Row = Int64
 

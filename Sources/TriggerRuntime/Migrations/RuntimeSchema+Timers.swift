@@ -91,36 +91,45 @@ extension RuntimeSchema {
         END
         $$
         """,
-        """
-        CREATE OR REPLACE FUNCTION trigger_runtime.claim(
-            p_functions text[], p_limit integer, p_owner text, p_lease_seconds double precision)
-        RETURNS SETOF trigger_runtime.deliveries
-        LANGUAGE plpgsql
-        SET enable_seqscan = off
-        SET enable_sort = off
-        SET enable_bitmapscan = off
-        AS $$
-        DECLARE
-            picked bigint[];
-        BEGIN
-            PERFORM set_config('synchronous_commit', 'off', true);
-            picked := ARRAY(\(pickHeads(limit: "p_limit")));
-            IF cardinality(picked) < p_limit AND EXISTS (
-                SELECT FROM trigger_runtime.timers t WHERE t.due_at <= now() AND t.function_name = ANY (p_functions))
-            THEN
-                PERFORM trigger_runtime.promote_timers(p_functions, 1000, now());
-                picked := picked || ARRAY(\(pickHeads(limit: "p_limit - cardinality(picked)", excluding: "picked")));
-            END IF;
-            RETURN QUERY
+        claimFunction(holdingChains: false),
+    ]
+
+    /// The claim of migrations 0005 and 0007 (`holdingChains`: the leased heads' later deliveries wait with them).
+    static func claimFunction(holdingChains: Bool) -> String {
+        let lease = """
             UPDATE trigger_runtime.deliveries d
             SET attempt = d.attempt + 1, lease_owner = p_owner, lease_token = gen_random_uuid(),
                 run_after = clock_timestamp() + make_interval(secs => p_lease_seconds)
             WHERE d.id = ANY (picked)
-            RETURNING d.*;
-        END
-        $$
-        """,
-    ]
+            RETURNING d.*
+            """
+        let returned = holdingChains ? "WITH leased AS (\(lease)),\n\(holdLeased)\nSELECT * FROM leased" : lease
+        return """
+            CREATE OR REPLACE FUNCTION trigger_runtime.claim(
+                p_functions text[], p_limit integer, p_owner text, p_lease_seconds double precision)
+            RETURNS SETOF trigger_runtime.deliveries
+            LANGUAGE plpgsql
+            SET enable_seqscan = off
+            SET enable_sort = off
+            SET enable_bitmapscan = off
+            AS $$
+            DECLARE
+                picked bigint[];
+            BEGIN
+                PERFORM set_config('synchronous_commit', 'off', true);
+                picked := ARRAY(\(pickHeads(limit: "p_limit")));
+                IF cardinality(picked) < p_limit AND EXISTS (
+                    SELECT FROM trigger_runtime.timers t WHERE t.due_at <= now() AND t.function_name = ANY (p_functions))
+                THEN
+                    PERFORM trigger_runtime.promote_timers(p_functions, 1000, now());
+                    picked := picked || ARRAY(\(pickHeads(limit: "p_limit - cardinality(picked)", excluding: "picked")));
+                END IF;
+                RETURN QUERY
+                \(returned);
+            END
+            $$
+            """
+    }
 
     /// The claim's pick (as in migration 0003): the due heads of each (function, document) chain, skipping rows
     /// other workers are claiming; `excluding` names an array of ids this claim already picked.

@@ -105,9 +105,10 @@ public struct PostgresTimers: TimerScheduling {
                 DELETE FROM trigger_runtime.deliveries
                 WHERE function_name = \(name) AND document_key = \(document) AND timer_key = \(key)
                   AND status = 'ready' AND attempt = 0 AND lease_token IS NULL
-                RETURNING 1
-            )
-            SELECT ((SELECT count(*) FROM pending) + (SELECT count(*) FROM promoted))::int8
+                RETURNING id, function_name, document_key
+            ),
+            woken AS (\(unescaped: RuntimeSchema.waking("promoted")))  -- its chain's next delivery (migration 0007)
+            SELECT ((SELECT count(*) FROM pending) + (SELECT count(*) FROM promoted))::int8 FROM woken
             """,
             logger: self.logger
         )

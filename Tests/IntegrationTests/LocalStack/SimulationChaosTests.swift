@@ -35,8 +35,9 @@ struct SimulationChaosTests {
             city.offerPollInterval = .milliseconds(300)
             city.thinkSeconds = 0.05...0.3
             city.progressInterval = .seconds(10)
-            // Alone on this machine: set-up ~8 s, rides ~50 s. Beside the rest of the suite in CI: set-up 48 s and
-            // 199 rides in 135 s, so the deadlines leave room for that.
+            // Alone on this machine: set-up ~8 s, rides ~50 s; the README's test command runs it alone, after the
+            // other suites. Beside the rest of the suite (plain `swift test`): set-up 48 s and 199 rides in 135 s,
+            // so the deadlines leave room for that.
             city.setupDeadline = .seconds(90)
             city.deadline = .seconds(240)
             city.settleDeadline = .seconds(20)

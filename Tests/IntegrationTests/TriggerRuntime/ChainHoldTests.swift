@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+import TriggerRuntime
+
+/// Migration 0007: a chain's later deliveries wait with its held head (leased, or scheduled for a retry), and the
+/// next one is made due when the head is done or dead, so a claim does not walk blocked deliveries over and over.
+/// The tests read `run_after` from the database: what a hold is, not how fast it makes a claim (BENCHMARKS.md).
+@Suite("TriggerRuntime: a held head holds its chain", .timeLimit(.minutes(3)))
+struct ChainHoldTests {
+    /// One function on updates of `items`; `items` row 1 updated `count` times gives a chain of that length.
+    static func registry() -> FunctionRegistry {
+        var builder = FunctionRegistry()
+        builder.register("ship", on: .update("items"), as: Item.self) { _, _ in }
+        return builder
+    }
+
+    static func chain(_ count: Int, client: PostgresClient) async throws {
+        try await client.query("INSERT INTO items (id, name, value) VALUES (1, 'parcel', 0)")
+        for value in 1...count {
+            try await client.query("UPDATE items SET value = \(value) WHERE id = 1")
+        }
+    }
+
+    /// The chain's ready deliveries by id: seconds from the database's now until each is due (negative: due).
+    static func dueIn(client: PostgresClient) async throws -> [(id: Int64, seconds: Double, attempt: Int)] {
+        let rows = try await client.query(
+            """
+            SELECT id, extract(epoch FROM run_after - clock_timestamp())::float8, attempt
+            FROM trigger_runtime.deliveries WHERE status = 'ready' ORDER BY id
+            """
+        )
+        var result: [(Int64, Double, Int)] = []
+        for try await row in rows.decode((Int64, Double, Int).self) { result.append(row) }
+        return result
+    }
+
+    @Test("a claimed head holds the later deliveries for its lease; done makes the next one due, the rest stay held")
+    func claimHoldsAndDoneWakes() async throws {
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: Self.registry(), logger: logger) { client, _ in
+            try await Self.chain(4, client: client)
+            let before = try await Self.dueIn(client: client)
+            #expect(before.count == 4)
+            #expect(before.allSatisfy { $0.seconds <= 0 }, "all due before the claim: \(before)")
+
+            let store = PostgresOutboxStore(client: client, channel: "trigger_runtime", logger: logger)
+            let claimed = try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(600))
+            // Only the head may run, as before; the other three now wait with it, until about its lease's end.
+            #expect(claimed.map(\.id) == [before[0].id])
+            let held = try await Self.dueIn(client: client)
+            #expect(held.allSatisfy { $0.seconds > 500 }, "head leased, the others held: \(held)")
+            #expect(try await store.claim(limit: 10, functions: ["ship"], owner: "w2", lease: .seconds(600)).isEmpty)
+
+            let head = try #require(claimed.first)
+            let settled = try await store.complete(head, body: { _ in }, onFailure: { _ in .release })
+            #expect(settled == .done)
+            let woken = try await Self.dueIn(client: client)
+            #expect(woken.map(\.id) == before.dropFirst().map(\.id))
+            #expect(woken[0].seconds <= 0, "the next one is due at once: \(woken)")
+            #expect(woken.dropFirst().allSatisfy { $0.seconds > 500 }, "the rest stay held: \(woken)")
+
+            // The chain runs to its end in order, each woken by the one before, never waiting for a lease.
+            var order: [Int64] = []
+            while let next = try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(600))
+                .first
+            {
+                order.append(next.id)
+                #expect(try await store.complete(next, body: { _ in }, onFailure: { _ in .release }) == .done)
+            }
+            #expect(order == before.dropFirst().map(\.id))
+            #expect(try await Self.dueIn(client: client).isEmpty)
+        }
+    }
+
+    @Test("a retry holds the chain until the retry is due; a dead head makes the next one due")
+    func retryHoldsAndDeathWakes() async throws {
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: Self.registry(), logger: logger) { client, _ in
+            try await Self.chain(3, client: client)
+            let store = PostgresOutboxStore(client: client, channel: "trigger_runtime", logger: logger)
+            // A short lease, so the hold that follows can only come from the retry's 20 minutes.
+            let head = try #require(
+                try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(5)).first
+            )
+            let retried = try await store.complete(
+                head,
+                body: { _ in throw CancellationError() },
+                onFailure: { _ in .retry(delay: .seconds(1200), error: "HyperTrack 503") }
+            )
+            #expect(retried == .retry(delay: .seconds(1200), error: "HyperTrack 503"))
+            let held = try await Self.dueIn(client: client)
+            #expect(held.count == 3)
+            #expect(held.allSatisfy { $0.seconds > 1100 }, "the head and its chain wait for the retry: \(held)")
+
+            // The retry falls due (moved, not waited for), fails for good, and the next delivery runs at once.
+            try await client.query("UPDATE trigger_runtime.deliveries SET run_after = now() WHERE id = \(head.id)")
+            let again = try #require(
+                try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(600)).first
+            )
+            #expect(again.id == head.id)
+            let dead = try await store.complete(again, body: { _ in throw CancellationError() }) { _ in
+                .dead(error: "gave up")
+            }
+            #expect(dead == .dead(error: "gave up"))
+            let after = try await Self.dueIn(client: client)
+            #expect(after.map(\.id) == held.dropFirst().map(\.id))
+            #expect(after[0].seconds <= 0, "the next one is due at once: \(after)")
+            #expect(after[1].seconds > 500, "the last stays held behind it: \(after)")
+            let next = try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(600))
+            #expect(next.map(\.id) == [after[0].id])
+        }
+    }
+
+    @Test("a hold never runs a delivery early: with the hold's rows made due by hand, the claim still takes the head only")
+    func holdIsNotTheOrderRule() async throws {
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: Self.registry(), logger: logger) { client, _ in
+            try await Self.chain(3, client: client)
+            let store = PostgresOutboxStore(client: client, channel: "trigger_runtime", logger: logger)
+            let head = try #require(
+                try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(600)).first
+            )
+            // A wrong hold (a wake that came too early, say) only makes the claim look at the rows again.
+            try await client.query("UPDATE trigger_runtime.deliveries SET run_after = now() WHERE id <> \(head.id)")
+            #expect(try await store.claim(limit: 10, functions: ["ship"], owner: "w2", lease: .seconds(600)).isEmpty)
+        }
+    }
+}
