@@ -229,9 +229,10 @@ package struct PostgresOutboxStore: OutboxStore {
         return try await self.query(
             """
             SELECT extract(epoch FROM least(
-                (SELECT run_after FROM trigger_runtime.deliveries
-                 WHERE status = 'ready' AND run_after > now() AND function_name = ANY(\(names))
-                 ORDER BY run_after LIMIT 1),
+                (SELECT min(n.run_after) FROM unnest(\(names)::text[]) AS f(name) CROSS JOIN LATERAL (
+                    SELECT run_after FROM trigger_runtime.deliveries
+                    WHERE function_name = f.name AND status = 'ready' AND run_after > now()
+                    ORDER BY run_after LIMIT 1) n),  -- one range of deliveries_function_ready_idx each (0008)
                 (SELECT due_at FROM trigger_runtime.timers WHERE function_name = ANY(\(names))
                  ORDER BY due_at LIMIT 1),
                 (SELECT min(next_run_at) FROM trigger_runtime.schedules WHERE function_name = ANY(\(names)))

@@ -15,6 +15,7 @@ extension TriggerRuntime {
             Migration(group: migrationGroup, name: "0005_timers_and_schedules", statements: RuntimeSchema.timers),
             Migration(group: migrationGroup, name: "0006_row_filters", statements: RuntimeSchema.rowFilters),
             Migration(group: migrationGroup, name: "0007_chain_holds", statements: RuntimeSchema.chainHolds),
+            Migration(group: migrationGroup, name: "0008_claim_per_function", statements: RuntimeSchema.claimPerFunction),
         ]
     }
 }

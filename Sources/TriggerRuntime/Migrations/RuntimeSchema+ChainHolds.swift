@@ -75,10 +75,10 @@ extension RuntimeSchema {
         claimFunction(holdingChains: true),
     ]
 
-    /// `hold_chains` written into the claim's statement (a data-modifying CTE runs whether or not it is referenced).
-    /// Calling the function from the claim cost 0.42 ms a claim against 0.33 ms without holds (medians of 7 and 9
-    /// pgbench arms over 1,000,000 documents, alternated); this costs 0.30 ms (4 arms). The claim's planner settings
-    /// cover it.
+    /// `hold_chains` written into the claim's statement (a data-modifying CTE runs whether or not it is referenced),
+    /// under the claim's planner settings. With deliveries spread over 1,000,000 documents (no chains to hold), the
+    /// claim's mean was 0.26-0.43 ms without holds (median 0.33, 9 pgbench arms), 0.34-0.56 ms calling the function
+    /// (median 0.42, 7 arms) and 0.30-0.57 ms written in (4 arms, alternated with the others; BENCHMARKS.md).
     static let holdLeased = """
         held AS (
             UPDATE trigger_runtime.deliveries s SET run_after = w.until

@@ -94,8 +94,10 @@ extension RuntimeSchema {
         claimFunction(holdingChains: false),
     ]
 
-    /// The claim of migrations 0005 and 0007 (`holdingChains`: the leased heads' later deliveries wait with them).
-    static func claimFunction(holdingChains: Bool) -> String {
+    /// The claim of migrations 0005, 0007 and 0008 (`holdingChains`: the leased heads' later deliveries wait with
+    /// them; `perFunction`: each function's due deliveries are found in its own range of an index, 0008).
+    static func claimFunction(holdingChains: Bool, perFunction: Bool = false) -> String {
+        let pick = perFunction ? pickHeadsPerFunction : pickHeads
         let lease = """
             UPDATE trigger_runtime.deliveries d
             SET attempt = d.attempt + 1, lease_owner = p_owner, lease_token = gen_random_uuid(),
@@ -111,18 +113,18 @@ extension RuntimeSchema {
             LANGUAGE plpgsql
             SET enable_seqscan = off
             SET enable_sort = off
-            SET enable_bitmapscan = off
+            SET enable_bitmapscan = off\(perFunction ? "\nSET jit = off" : "")
             AS $$
             DECLARE
                 picked bigint[];
             BEGIN
                 PERFORM set_config('synchronous_commit', 'off', true);
-                picked := ARRAY(\(pickHeads(limit: "p_limit")));
+                picked := ARRAY(\(pick("p_limit", nil)));
                 IF cardinality(picked) < p_limit AND EXISTS (
                     SELECT FROM trigger_runtime.timers t WHERE t.due_at <= now() AND t.function_name = ANY (p_functions))
                 THEN
                     PERFORM trigger_runtime.promote_timers(p_functions, 1000, now());
-                    picked := picked || ARRAY(\(pickHeads(limit: "p_limit - cardinality(picked)", excluding: "picked")));
+                    picked := picked || ARRAY(\(pick("p_limit - cardinality(picked)", "picked")));
                 END IF;
                 RETURN QUERY
                 \(returned);
@@ -133,7 +135,7 @@ extension RuntimeSchema {
 
     /// The claim's pick (as in migration 0003): the due heads of each (function, document) chain, skipping rows
     /// other workers are claiming; `excluding` names an array of ids this claim already picked.
-    private static func pickHeads(limit: String, excluding: String? = nil) -> String {
+    static func pickHeads(_ limit: String, _ excluding: String?) -> String {
         """
         SELECT c.id FROM trigger_runtime.deliveries c
                 WHERE c.status = 'ready' AND c.run_after <= now() AND c.function_name = ANY (p_functions)

@@ -201,4 +201,40 @@ struct SchemaTests {
             #expect(full.claimed == 32)
         }
     }
+    @Test("a claim of one function reads that function's deliveries only, not a backlog of others' (migration 0008)")
+    func claimReadsItsFunctionsOnly() async throws {
+        let (logger, _) = Logger.capturing()
+        var registry = FunctionRegistry()
+        registry.register("bulk", on: .create("items"), as: Item.self) { _, _ in }
+        registry.register("urgent", on: .update("items"), as: Item.self) { _, _ in }
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            try await client.query(
+                "INSERT INTO items (id, name, value) SELECT g, 'x', 0 FROM generate_series(1, 10000) g"
+            )
+            try await client.query("UPDATE items SET value = 1 WHERE id = 10000")
+            try await client.query("ANALYZE trigger_runtime.deliveries")
+            // The urgent delivery is the last due: a scan in due order filtered by function read 10,000 rows first.
+            let (claimed, fetched) = try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                let rows = try await connection.query(
+                    "SELECT function_name FROM trigger_runtime.claim(ARRAY['urgent'], 8, 'probe', 30)", logger: logger
+                )
+                var claimed: [String] = []
+                for try await name in rows.decode(String.self) { claimed.append(name) }
+                let stats = try await connection.query(
+                    """
+                    SELECT coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables
+                    WHERE relid = 'trigger_runtime.deliveries'::regclass
+                    """,
+                    logger: logger
+                )
+                var fetched: Int64 = -1
+                for try await value in stats.decode(Int64.self) { fetched = value }
+                try await connection.query("ROLLBACK", logger: logger)
+                return (claimed, fetched)
+            }
+            #expect(claimed == ["urgent"])
+            #expect(fetched >= 0 && fetched < 100, "rows the claim fetched through indexes: \(fetched)")
+        }
+    }
 }
