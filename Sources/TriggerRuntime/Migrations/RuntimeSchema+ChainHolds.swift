@@ -19,12 +19,36 @@ extension RuntimeSchema {
     /// period the successors are walked again until the head is done.
     static let chainHolds: [String] = [
         // Moves the later ready deliveries of each given head's chain (function, document, the head's id) up to
-        // the head's new `run_after` (`p_until`), those whose hold has less than half of the new one left: a long
-        // chain is rewritten once per half lease, not on every claim of its next head. (Holding every successor on
-        // every claim made the test of 1,000 updates to one row rewrite ~500,000 rows.)
+        // the head's new `run_after` (`p_until`).
+        chainFunction(
+            "hold_chains(p_functions text[], p_documents text[], p_ids bigint[], p_until timestamptz[])",
+            holdSuccessors(
+                of: "unnest(p_functions, p_documents, p_ids, p_until) AS h(function_name, document_key, id, until)",
+                excluding: "p_ids"
+            )
+        ),
+        // Makes the next ready delivery of each given chain (function, document, the id that was done or died) due
+        // now; every id of `p_ids` is excluded (a batch may finish several).
+        chainFunction(
+            "wake_chains(p_functions text[], p_documents text[], p_ids bigint[])",
+            """
+            UPDATE trigger_runtime.deliveries s SET run_after = now()
+                FROM unnest(p_functions, p_documents, p_ids) AS h(function_name, document_key, id)
+                WHERE s.id = (
+                    SELECT min(e.id) FROM trigger_runtime.deliveries e
+                    WHERE e.function_name = h.function_name AND e.document_key = h.document_key
+                      AND e.status = 'ready' AND e.id > h.id AND e.id <> ALL (p_ids))
+                  AND s.status = 'ready' AND s.run_after > now() AND s.lease_token IS NULL
+            """
+        ),
+        claimFunction(holdingChains: true),
+    ]
+
+    /// A function of the chain holds: PL/pgSQL (its plans are kept for the session), on the indexes only, nothing to
+    /// do for no rows.
+    private static func chainFunction(_ signature: String, _ statement: String) -> String {
         """
-        CREATE FUNCTION trigger_runtime.hold_chains(
-            p_functions text[], p_documents text[], p_ids bigint[], p_until timestamptz[])
+        CREATE FUNCTION trigger_runtime.\(signature)
         RETURNS void
         LANGUAGE plpgsql
         SET enable_seqscan = off
@@ -34,65 +58,41 @@ extension RuntimeSchema {
             IF p_ids IS NULL THEN
                 RETURN;
             END IF;
-            UPDATE trigger_runtime.deliveries s SET run_after = w.until
+            \(statement);
+        END
+        $$
+        """
+    }
+
+    /// The hold: the later ready deliveries of each chain of `heads` (a FROM item `h` with `function_name`,
+    /// `document_key`, `id` and `until`) move up to `until`, those whose hold has less than half of the new one left,
+    /// so a long chain is rewritten once per half lease, not on every claim of its next head (holding every later
+    /// delivery on every claim made the test of 1,000 updates to one row rewrite ~500,000 rows). Rows another
+    /// transaction has locked are skipped, and so are the ids of `excluding` (an array).
+    static func holdSuccessors(of heads: String, excluding: String) -> String {
+        """
+        UPDATE trigger_runtime.deliveries s SET run_after = w.until
             FROM (
                 SELECT e.id, h.until
-                FROM unnest(p_functions, p_documents, p_ids, p_until) AS h(function_name, document_key, id, until)
+                FROM \(heads)
                 JOIN trigger_runtime.deliveries e
                   ON e.function_name = h.function_name AND e.document_key = h.document_key
                 WHERE e.status = 'ready' AND e.id > h.id AND e.lease_token IS NULL
                   AND e.run_after < now() + (h.until - now()) / 2
-                  AND e.id <> ALL (p_ids)
-                FOR UPDATE OF e SKIP LOCKED
-            ) w
-            WHERE s.id = w.id;
-        END
-        $$
-        """,
-        // Makes the next ready delivery of each given chain (function, document, the id that was done or died) due
-        // now; every id of `p_ids` is excluded (a batch may finish several).
-        """
-        CREATE FUNCTION trigger_runtime.wake_chains(p_functions text[], p_documents text[], p_ids bigint[])
-        RETURNS void
-        LANGUAGE plpgsql
-        SET enable_seqscan = off
-        SET enable_bitmapscan = off
-        AS $$
-        BEGIN
-            IF p_ids IS NULL THEN
-                RETURN;
-            END IF;
-            UPDATE trigger_runtime.deliveries s SET run_after = now()
-            FROM unnest(p_functions, p_documents, p_ids) AS h(function_name, document_key, id)
-            WHERE s.id = (
-                SELECT min(e.id) FROM trigger_runtime.deliveries e
-                WHERE e.function_name = h.function_name AND e.document_key = h.document_key
-                  AND e.status = 'ready' AND e.id > h.id AND e.id <> ALL (p_ids))
-              AND s.status = 'ready' AND s.run_after > now() AND s.lease_token IS NULL;
-        END
-        $$
-        """,
-        claimFunction(holdingChains: true),
-    ]
-
-    /// `hold_chains` written into the claim's statement (a data-modifying CTE runs whether or not it is referenced),
-    /// under the claim's planner settings. With deliveries spread over 1,000,000 documents (no chains to hold), the
-    /// claim's mean was 0.26-0.43 ms without holds (median 0.33, 9 pgbench arms), 0.34-0.56 ms calling the function
-    /// (median 0.42, 7 arms) and 0.30-0.57 ms written in (4 arms, alternated with the others; BENCHMARKS.md).
-    static let holdLeased = """
-        held AS (
-            UPDATE trigger_runtime.deliveries s SET run_after = w.until
-            FROM (
-                SELECT e.id, l.run_after AS until
-                FROM leased l
-                JOIN trigger_runtime.deliveries e
-                  ON e.function_name = l.function_name AND e.document_key = l.document_key
-                WHERE e.status = 'ready' AND e.id > l.id AND e.lease_token IS NULL
-                  AND e.run_after < now() + (l.run_after - now()) / 2
-                  AND e.id <> ALL (picked)
+                  AND e.id <> ALL (\(excluding))
                 FOR UPDATE OF e SKIP LOCKED
             ) w
             WHERE s.id = w.id
+        """
+    }
+
+    /// The hold written into the claim's statement (a data-modifying CTE runs whether or not it is referenced),
+    /// under the claim's planner settings. With deliveries spread over 1,000,000 documents (no chains to hold), the
+    /// claim's mean was 0.26-0.43 ms without holds (median 0.33, 9 pgbench arms), 0.34-0.56 ms calling `hold_chains`
+    /// (median 0.42, 7 arms) and 0.30-0.57 ms written in (4 arms, alternated with the others; BENCHMARKS.md).
+    static let holdLeased = """
+        held AS (
+            \(holdSuccessors(of: "(SELECT function_name, document_key, id, run_after AS until FROM leased) h", excluding: "picked"))
         )
         """
 

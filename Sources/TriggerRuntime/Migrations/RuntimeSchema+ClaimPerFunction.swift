@@ -37,10 +37,7 @@ extension RuntimeSchema {
                 CROSS JOIN LATERAL (
                     SELECT c.id, c.run_after FROM trigger_runtime.deliveries c
                     WHERE c.function_name = f.name AND c.status = 'ready' AND c.run_after <= now()
-                      \(excluding.map { "AND c.id <> ALL (\($0)) " } ?? "")AND NOT EXISTS (
-                          SELECT FROM trigger_runtime.deliveries e
-                          WHERE e.function_name = c.function_name AND e.document_key = c.document_key
-                            AND e.status = 'ready' AND e.id < c.id)
+                      \(excluding.map { "AND c.id <> ALL (\($0)) " } ?? "")AND \(isChainHead)
                     ORDER BY c.run_after, c.id
                     LIMIT \(limit)
                     FOR UPDATE OF c SKIP LOCKED

@@ -133,16 +133,21 @@ extension RuntimeSchema {
             """
     }
 
+    /// The order rule for a candidate delivery `c`: no earlier delivery of its (function, document) chain is ready.
+    static let isChainHead = """
+        NOT EXISTS (
+                      SELECT FROM trigger_runtime.deliveries e
+                      WHERE e.function_name = c.function_name AND e.document_key = c.document_key
+                        AND e.status = 'ready' AND e.id < c.id)
+        """
+
     /// The claim's pick (as in migration 0003): the due heads of each (function, document) chain, skipping rows
     /// other workers are claiming; `excluding` names an array of ids this claim already picked.
     static func pickHeads(_ limit: String, _ excluding: String?) -> String {
         """
         SELECT c.id FROM trigger_runtime.deliveries c
                 WHERE c.status = 'ready' AND c.run_after <= now() AND c.function_name = ANY (p_functions)
-                  \(excluding.map { "AND c.id <> ALL (\($0)) " } ?? "")AND NOT EXISTS (
-                      SELECT FROM trigger_runtime.deliveries e
-                      WHERE e.function_name = c.function_name AND e.document_key = c.document_key
-                        AND e.status = 'ready' AND e.id < c.id)
+                  \(excluding.map { "AND c.id <> ALL (\($0)) " } ?? "")AND \(isChainHead)
                 ORDER BY c.run_after, c.id
                 LIMIT \(limit)
                 FOR UPDATE SKIP LOCKED
