@@ -12,11 +12,12 @@ extension RuntimeSchema {
     /// to its own (`hold_chains`: in the claim, and in a retry's settlement), and a head that is done or dead moves
     /// the next one's back to now (`wake_chains`). The order rule itself is unchanged: the claim's `NOT EXISTS` still
     /// decides what may run, so a hold only decides when a blocked delivery is looked at again. That is what makes a
-    /// wrong hold harmless. Holds skip rows another transaction has locked, and a delivery captured concurrently
-    /// with its head's claim is not held; either way it is only walked as before. A wake that misses a delivery (one
-    /// captured while the head's transaction committed) leaves it held until its head's lease or backoff ends: a
-    /// bounded delay, never a lost delivery. A renewed lease does not extend the hold: after the first lease
-    /// period the successors are walked again until the head is done.
+    /// wrong hold harmless. Holds skip rows another transaction has locked, and a delivery captured after its head
+    /// was claimed is not held (the capture trigger is unchanged); either way it is only walked as before. A hold
+    /// that outlives its reason (a wake that did not reach a delivery, in some order of concurrent transactions)
+    /// delays that delivery at most until the hold's time, its head's lease or backoff: a bounded delay, never a lost
+    /// delivery. A renewed lease does not extend the hold: after the first lease period the successors are walked
+    /// again until the head is done.
     static let chainHolds: [String] = [
         // Moves the later ready deliveries of each given head's chain (function, document, the head's id) up to
         // the head's new `run_after` (`p_until`).
