@@ -221,9 +221,9 @@ package struct PostgresOutboxStore: OutboxStore {
 
     /// Only future deliveries count: a due row that the claim skipped is blocked behind an earlier delivery of its
     /// document, and the worker running that one re-scans when it finishes. (A row held with its chain's head,
-    /// migration 0007, counts as future: a worker may wake for it and find it still blocked, which costs a claim.) Pending timers and schedules count
-    /// too, so a sleeping worker wakes when the earliest falls due (a due timer is promoted by the next claim, a
-    /// due schedule ticks at the worker's next schedule check).
+    /// migration 0007, counts as future: a worker may wake for it and find it still blocked, which costs a claim.)
+    /// Pending timers and schedules count too, so a sleeping worker wakes when the earliest falls due (a due timer
+    /// is promoted by the next claim, a due schedule ticks at the worker's next schedule check).
     package func secondsUntilNextDue(functions: [FunctionName]) async throws -> Double? {
         let names = functions.map(\.rawValue)
         return try await self.query(

@@ -143,7 +143,7 @@ extension RuntimeSchema {
 
     /// The claim's pick (as in migration 0003): the due heads of each (function, document) chain, skipping rows
     /// other workers are claiming; `excluding` names an array of ids this claim already picked.
-    static func pickHeads(_ limit: String, _ excluding: String?) -> String {
+    private static func pickHeads(_ limit: String, _ excluding: String?) -> String {
         """
         SELECT c.id FROM trigger_runtime.deliveries c
                 WHERE c.status = 'ready' AND c.run_after <= now() AND c.function_name = ANY (p_functions)

@@ -15,21 +15,15 @@ import TriggerRuntime
 struct DispatchTests {
     static let book = RideTests.book
 
-    /// An offer's lifetime (a round's length), the booking window and the age past which a position does not count.
-    /// Longer than the defaults (20 s, 5 min, 2 min) and than the suite's time limit: the clock is the database's
-    /// real `now()` shifted by ``fastForward(_:by:)``, so real time passes too, and in a CI run where this suite
-    /// took 149 s a 20 s round fell due on its own between two steps of the decline test.
-    static let ttl = 1200
-    static let window = 7200
-    static let maxPositionAge = 3600
+    /// The ride tests' dispatch clocks (see ``RideHarness/offerTTL``), which ``fastForward(_:by:)`` moves past.
+    static let ttl = RideHarness.offerTTL
+    static let window = RideHarness.window
+    static let maxPositionAge = RideHarness.maxPositionAge
 
     /// One driver per round, so that a decline has someone to move on to.
     static var configuration: Backend.Configuration {
-        var configuration = Backend.Configuration(webhook: .init(secret: "whsec-test"))
+        var configuration = RideHarness.configuration
         configuration.dispatch.offerCount = 1
-        configuration.dispatch.offerTTL = .seconds(Self.ttl)
-        configuration.dispatch.window = .seconds(Self.window)
-        configuration.dispatch.maxPositionAge = .seconds(Self.maxPositionAge)
         return configuration
     }
 

@@ -16,42 +16,48 @@ struct ChainHoldTests {
         return builder
     }
 
-    static func chain(_ count: Int, client: PostgresClient) async throws {
-        try await client.query("INSERT INTO items (id, name, value) VALUES (1, 'parcel', 0)")
-        for value in 1...count {
-            try await client.query("UPDATE items SET value = \(value) WHERE id = 1")
+    /// Runs `body` on a prepared database where `items` row 1 was updated `count` times (a chain of that length),
+    /// with the outbox store to claim it from.
+    static func withChain(
+        _ count: Int,
+        _ body: @Sendable (PostgresClient, PostgresOutboxStore) async throws -> Void
+    ) async throws {
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: Self.registry(), logger: logger) { client, _ in
+            try await client.query("INSERT INTO items (id, name, value) VALUES (1, 'parcel', 0)")
+            for value in 1...count {
+                try await client.query("UPDATE items SET value = \(value) WHERE id = 1")
+            }
+            try await body(client, PostgresOutboxStore(client: client, channel: "trigger_runtime", logger: logger))
         }
     }
 
     /// The chain's ready deliveries by id: seconds from the database's now until each is due (negative: due).
-    static func dueIn(client: PostgresClient) async throws -> [(id: Int64, seconds: Double, attempt: Int)] {
+    static func dueIn(client: PostgresClient) async throws -> [(id: Int64, seconds: Double)] {
         let rows = try await client.query(
             """
-            SELECT id, extract(epoch FROM run_after - clock_timestamp())::float8, attempt
+            SELECT id, extract(epoch FROM run_after - clock_timestamp())::float8
             FROM trigger_runtime.deliveries WHERE status = 'ready' ORDER BY id
             """
         )
-        var result: [(Int64, Double, Int)] = []
-        for try await row in rows.decode((Int64, Double, Int).self) { result.append(row) }
+        var result: [(Int64, Double)] = []
+        for try await row in rows.decode((Int64, Double).self) { result.append(row) }
         return result
     }
 
     @Test("a claimed head holds the later deliveries for its lease; done makes the next one due, the rest stay held")
     func claimHoldsAndDoneWakes() async throws {
-        let (logger, _) = Logger.capturing()
-        try await RuntimeHarness.withPreparedDatabase(registry: Self.registry(), logger: logger) { client, _ in
-            try await Self.chain(4, client: client)
+        try await Self.withChain(4) { client, store in
             let before = try await Self.dueIn(client: client)
             #expect(before.count == 4)
             #expect(before.allSatisfy { $0.seconds <= 0 }, "all due before the claim: \(before)")
 
-            let store = PostgresOutboxStore(client: client, channel: "trigger_runtime", logger: logger)
-            let claimed = try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(600))
+            let claimed = try await store.claimShip()
             // Only the head may run, as before; the other three now wait with it, until about its lease's end.
             #expect(claimed.map(\.id) == [before[0].id])
             let held = try await Self.dueIn(client: client)
             #expect(held.allSatisfy { $0.seconds > 500 }, "head leased, the others held: \(held)")
-            #expect(try await store.claim(limit: 10, functions: ["ship"], owner: "w2", lease: .seconds(600)).isEmpty)
+            #expect(try await store.claimShip(owner: "w2").isEmpty)
 
             let head = try #require(claimed.first)
             let settled = try await store.complete(head, body: { _ in }, onFailure: { _ in .release })
@@ -63,7 +69,7 @@ struct ChainHoldTests {
 
             // The chain runs to its end in order, each woken by the one before, never waiting for a lease.
             var order: [Int64] = []
-            while let next = try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(600))
+            while let next = try await store.claimShip()
                 .first
             {
                 order.append(next.id)
@@ -76,13 +82,10 @@ struct ChainHoldTests {
 
     @Test("a retry holds the chain until the retry is due; a dead head makes the next one due")
     func retryHoldsAndDeathWakes() async throws {
-        let (logger, _) = Logger.capturing()
-        try await RuntimeHarness.withPreparedDatabase(registry: Self.registry(), logger: logger) { client, _ in
-            try await Self.chain(3, client: client)
-            let store = PostgresOutboxStore(client: client, channel: "trigger_runtime", logger: logger)
+        try await Self.withChain(3) { client, store in
             // A short lease, so the hold that follows can only come from the retry's 20 minutes.
             let head = try #require(
-                try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(5)).first
+                try await store.claimShip(lease: .seconds(5)).first
             )
             let retried = try await store.complete(
                 head,
@@ -97,7 +100,7 @@ struct ChainHoldTests {
             // The retry falls due (moved, not waited for), fails for good, and the next delivery runs at once.
             try await client.query("UPDATE trigger_runtime.deliveries SET run_after = now() WHERE id = \(head.id)")
             let again = try #require(
-                try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(600)).first
+                try await store.claimShip().first
             )
             #expect(again.id == head.id)
             let dead = try await store.complete(again, body: { _ in throw CancellationError() }) { _ in
@@ -108,23 +111,27 @@ struct ChainHoldTests {
             #expect(after.map(\.id) == held.dropFirst().map(\.id))
             #expect(after[0].seconds <= 0, "the next one is due at once: \(after)")
             #expect(after[1].seconds > 500, "the last stays held behind it: \(after)")
-            let next = try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(600))
+            let next = try await store.claimShip()
             #expect(next.map(\.id) == [after[0].id])
         }
     }
 
     @Test("a hold never runs a delivery early: with the hold's rows made due by hand, the claim still takes the head only")
     func holdIsNotTheOrderRule() async throws {
-        let (logger, _) = Logger.capturing()
-        try await RuntimeHarness.withPreparedDatabase(registry: Self.registry(), logger: logger) { client, _ in
-            try await Self.chain(3, client: client)
-            let store = PostgresOutboxStore(client: client, channel: "trigger_runtime", logger: logger)
+        try await Self.withChain(3) { client, store in
             let head = try #require(
-                try await store.claim(limit: 10, functions: ["ship"], owner: "w", lease: .seconds(600)).first
+                try await store.claimShip().first
             )
             // A wrong hold (a wake that came too early, say) only makes the claim look at the rows again.
             try await client.query("UPDATE trigger_runtime.deliveries SET run_after = now() WHERE id <> \(head.id)")
-            #expect(try await store.claim(limit: 10, functions: ["ship"], owner: "w2", lease: .seconds(600)).isEmpty)
+            #expect(try await store.claimShip(owner: "w2").isEmpty)
         }
+    }
+}
+
+extension PostgresOutboxStore {
+    /// The claim these tests make: whatever of "ship" may run, as `owner`, leased for `lease`.
+    fileprivate func claimShip(owner: String = "w", lease: Duration = .seconds(600)) async throws -> [Delivery] {
+        try await self.claim(limit: 10, functions: ["ship"], owner: owner, lease: lease)
     }
 }
