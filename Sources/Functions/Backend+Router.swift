@@ -31,7 +31,12 @@ extension Backend {
     ) -> Router<APIRequestContext> {
         // Without a hub (one that runs in the process's ServiceGroup), the streams answer 503.
         let hub = events ?? OrderEventHub(client: client, logger: logger)
-        let store = APIStore(client: client, logger: logger, timers: self.timers)
+        let store = APIStore(
+            client: client,
+            logger: logger,
+            timers: self.timers,
+            acceptGrace: self.configuration.dispatch.acceptGrace
+        )
         let router = self.makeHealthRouter(client: client, logger: logger, requiredMigrations: requiredMigrations)
         let v1 = router.group("v1")
         WebhookRoutes(store: store, configuration: self.configuration.webhook, logger: logger).register(v1)

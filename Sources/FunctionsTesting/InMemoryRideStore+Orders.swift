@@ -23,10 +23,11 @@ extension InMemoryRideStore {
         return row
     }
 
-    public func accept(orderID: UUID, driverID: UUID) async throws -> Bool {
+    public func accept(orderID: UUID, driverID: UUID, grace: Duration) async throws -> Bool {
         try self.check(.accept)
         guard let order = self.state.orders[orderID], order.status == .new,
-            self.state.offers[orderID]?.contains(where: { $0.driverID == driverID && self.isOpen($0) }) == true
+            self.state.offers[orderID]?.contains(where: { $0.driverID == driverID && self.isOpen($0, grace: grace) })
+                == true
         else { return false }
         let busy = self.state.orders.values.contains {
             $0.driverID == driverID && ![.new, .completed, .cancelled].contains($0.status)
@@ -67,7 +68,8 @@ extension InMemoryRideStore {
         return true
     }
 
-    func isOpen(_ offer: Offer) -> Bool {
-        offer.declinedAt == nil && offer.expiresAt > self.now
+    /// Whether `offer` is not declined and expired less than `grace` ago (zero: it has not expired).
+    func isOpen(_ offer: Offer, grace: Duration = .zero) -> Bool {
+        offer.declinedAt == nil && offer.expiresAt > self.now - grace.secondsValue
     }
 }

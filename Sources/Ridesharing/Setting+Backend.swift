@@ -82,6 +82,11 @@ extension Setting {
         "dispatch.offerTtlS", "DISPATCH_OFFER_TTL_S", default: .value("20"), .integer(1...3600), group: .backend,
         "Seconds an offer stays open; when all of a round's offers expired or were declined, the next round runs."
     )
+    static let dispatchAcceptGrace = Setting(
+        "dispatch.acceptGraceS", "DISPATCH_ACCEPT_GRACE_S", default: .value("10"), .integer(0...3600),
+        group: .backend,
+        "Seconds after an offer expired that its driver's accept still wins while the order is `NEW` (a tap in time on a phone arrives late)."
+    )
     static let dispatchWindow = Setting(
         "dispatch.windowS", "DISPATCH_WINDOW_S", default: .value("300"), .integer(1...86_400), group: .backend,
         "Seconds after booking an order nobody accepted is cancelled with reason `no_driver_found`."
@@ -186,7 +191,7 @@ extension Setting {
         .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
         .httpHost, .httpPort, .metricsPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep,
         .dispatchMaxRadius,
-        .dispatchOfferCount, .dispatchOfferTTL, .dispatchWindow, .dispatchMaxPositionAge, .dispatchUseNearbyAPI,
+        .dispatchOfferCount, .dispatchOfferTTL, .dispatchAcceptGrace, .dispatchWindow, .dispatchMaxPositionAge, .dispatchUseNearbyAPI,
         .tariffCurrency, .tariffBase, .tariffPerKilometre, .tariffPerMinute, .tariffMinimum, .tripsSpeedLimit,
         .programMinimumTrips, .programMinimumScore, .programWindowDays, .authAccessTokenTTL, .authRefreshTokenTTL,
         .authCodeTTL, .authCodeMaxAttempts, .authCodesPerHour, .authCodeWebhookURL, .authCodeWebhookSecret,

@@ -52,7 +52,7 @@ struct InMemoryOrderTests {
         #expect(try await self.book().status == .new)
     }
 
-    @Test("an offer expires with the store's clock and a declined one cannot be accepted")
+    @Test("an offer expires with the store's clock, an accept within the grace still wins, a declined one never")
     func expiryAndDecline() async throws {
         let order = try await self.book()
         try await self.store.recordOffers(orderID: order.id, driverIDs: [self.driver, self.other], round: 1, ttl: .seconds(20))
@@ -63,6 +63,10 @@ struct InMemoryOrderTests {
         await self.store.advance(by: .seconds(20))
         #expect(try await self.store.openOffersExpiry(orderID: order.id) == nil)
         #expect(try await self.store.accept(orderID: order.id, driverID: self.driver) == false, "expired")
+        await self.store.advance(by: .seconds(4))
+        #expect(try await self.store.accept(orderID: order.id, driverID: self.other, grace: .seconds(10)) == false)
+        #expect(try await self.store.accept(orderID: order.id, driverID: self.driver, grace: .seconds(3)) == false)
+        #expect(try await self.store.accept(orderID: order.id, driverID: self.driver, grace: .seconds(5)), "in grace")
     }
 
     @Test("only the order's driver advances it, from the status it is in; a finished order is not cancelled")

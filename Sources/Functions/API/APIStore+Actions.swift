@@ -5,12 +5,13 @@ import TriggerRuntime
 /// The API's order actions: each is one conditional write of the ride store; when it changes nothing, the order's
 /// relation to the caller explains why (404, 403 or 409).
 extension APIStore {
-    /// The first accept wins: one conditional UPDATE `NEW → ACCEPTED` for a driver whose offer is open. Accepting
-    /// again what one already accepted answers 200 with the order (a double tap is not an error).
+    /// The first accept wins: one conditional UPDATE `NEW → ACCEPTED` for a driver whose offer is open or expired
+    /// less than ``acceptGrace`` ago. Accepting again what one already accepted answers 200 with the order (a double
+    /// tap is not an error).
     func accept(orderID: UUID, driver: Caller) async throws -> OrderView {
         let moved: Bool
         do {
-            moved = try await self.rides.accept(orderID: orderID, driverID: driver.id)
+            moved = try await self.rides.accept(orderID: orderID, driverID: driver.id, grace: self.acceptGrace)
         } catch let error as FunctionsError where error.code == .driverBusy {
             throw APIProblem.conflict("you already have an active order; finish or cancel it first")
         }

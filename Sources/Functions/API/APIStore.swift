@@ -12,6 +12,8 @@ struct APIStore: Sendable {
     let logger: Logger
     /// Where a decline moves an order's round timer (in the decline's transaction).
     let timers: any TimerScheduling
+    /// How late after its offer's expiry an accept still wins (``Backend/Configuration/Dispatch/acceptGrace``).
+    let acceptGrace: Duration
 
     /// The order operations, on the pooled client.
     var rides: PostgresRideStore<PostgresClient> { PostgresRideStore(executor: self.client, logger: self.logger) }

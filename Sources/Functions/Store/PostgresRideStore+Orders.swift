@@ -28,7 +28,7 @@ extension PostgresRideStore {
         return booked
     }
 
-    public func accept(orderID: UUID, driverID: UUID) async throws -> Bool {
+    public func accept(orderID: UUID, driverID: UUID, grace: Duration) async throws -> Bool {
         do {
             return try await self.executor.count(
                 """
@@ -36,7 +36,7 @@ extension PostgresRideStore {
                 WHERE o.id = \(orderID) AND o.status = 'NEW' AND EXISTS (
                     SELECT 1 FROM order_offers f
                     WHERE f.order_id = o.id AND f.driver_id = \(driverID) AND f.declined_at IS NULL
-                      AND f.expires_at > now())
+                      AND f.expires_at > now() - make_interval(secs => \(grace.seconds)))
                 RETURNING o.id
                 """,
                 logger: self.logger

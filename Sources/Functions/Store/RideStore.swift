@@ -10,10 +10,10 @@ public protocol RideStore: Sendable {
     /// Books a `NEW` order for a rider; the database gives it its id and timestamps.
     func book(_ order: NewOrder) async throws -> OrderRow
 
-    /// The first accept wins: moves the order `NEW → ACCEPTED` with this driver, if it was offered to them.
-    /// Returns whether it moved; throws ``FunctionsError/Code/driverBusy`` while the driver has another active
-    /// order.
-    func accept(orderID: UUID, driverID: UUID) async throws -> Bool
+    /// The first accept wins: moves the order `NEW → ACCEPTED` with this driver, if it was offered to them, they did
+    /// not decline it, and the offer expired less than `grace` ago (zero: it is still open). Returns whether it
+    /// moved; throws ``FunctionsError/Code/driverBusy`` while the driver has another active order.
+    func accept(orderID: UUID, driverID: UUID, grace: Duration) async throws -> Bool
 
     /// A driver's step on their own order (`from → to`) if it is still in `from`; returns whether it moved.
     /// Illegal transitions throw.
@@ -132,6 +132,11 @@ extension RideStore {
     /// The dispatchable drivers among these devices, with the default rules.
     public func availableDrivers(deviceIDs: [String]) async throws -> [String: UUID] {
         try await self.availableDrivers(deviceIDs: deviceIDs, search: DriverSearch())
+    }
+
+    /// Accepts only while the driver's offer is open (no grace).
+    public func accept(orderID: UUID, driverID: UUID) async throws -> Bool {
+        try await self.accept(orderID: orderID, driverID: driverID, grace: .zero)
     }
 
     /// Records first-round offers with the default lifetime.

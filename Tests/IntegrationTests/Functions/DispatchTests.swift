@@ -17,6 +17,7 @@ struct DispatchTests {
 
     /// The ride tests' dispatch clocks (see ``RideHarness/offerTTL``), which ``fastForward(_:by:)`` moves past.
     static let ttl = RideHarness.offerTTL
+    static let grace = RideHarness.acceptGrace
     static let window = RideHarness.window
     static let maxPositionAge = RideHarness.maxPositionAge
 
@@ -100,7 +101,7 @@ struct DispatchTests {
         }
     }
 
-    @Test("decline moves the offer to the next nearest driver at once; an expired offer cannot be accepted (409)")
+    @Test("decline moves the offer to the next nearest driver at once; an offer expired past the grace cannot be accepted")
     func declineThenExpiry() async throws {
         try await RideHarness.with(tracking: FakeTripTracking(), configuration: Self.configuration) { h in
             let rider = try await h.api.rider()
@@ -131,8 +132,38 @@ struct DispatchTests {
             try await Self.fastForward(h, by: Self.ttl + 1)
             try await h.eventually("round 3 after the offer expired") { try await Self.round(h, order) == 3 }
             #expect(try await Self.offers(h, next.token).isEmpty)
+            try await Self.fastForward(h, by: Self.grace)
             APITests.expectProblem(
                 try await h.api.send(.POST, "/v1/orders/\(order)/accept", token: next.token), 409, mentioning: "expired"
+            )
+        }
+    }
+
+    @Test("an accept within the grace after its offer expired wins while the order is NEW, though the next round ran")
+    func lateAcceptWithinGrace() async throws {
+        try await RideHarness.with(tracking: FakeTripTracking(), configuration: Self.configuration) { h in
+            let rider = try await h.api.rider()
+            let near = try await h.api.driver("Nia", device: "NEAR")
+            let next = try await h.api.driver("Ned", device: "NEXT")
+            try await Self.position(h, "NEAR", north: 200)
+            try await Self.position(h, "NEXT", north: 600)
+            try await h.eventually("both on the map") {
+                try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider.token)
+                    .json["drivers"].arrayValue.count == 2
+            }
+            let order = try await Self.bookOrder(h, rider.token)
+            try await h.eventually("offered to the nearest") { try await Self.offers(h, near.token) == [order] }
+            try await Self.fastForward(h, by: Self.ttl + 1)
+            try await h.eventually("round 2 offers it to the next driver") {
+                try await Self.offers(h, next.token) == [order]
+            }
+            #expect(try await Self.offers(h, near.token).isEmpty, "expired: no longer listed as open")
+            let late = try await h.api.send(.POST, "/v1/orders/\(order)/accept", token: near.token)
+            #expect(late.status == 200)
+            #expect(late.json["driver"]["name"] == "Nia")
+            APITests.expectProblem(
+                try await h.api.send(.POST, "/v1/orders/\(order)/accept", token: next.token), 409,
+                mentioning: "another driver"
             )
         }
     }

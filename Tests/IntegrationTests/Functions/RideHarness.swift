@@ -24,12 +24,14 @@ struct RideHarness: Sendable {
     /// The port of the API when the harness serves real HTTP on loopback (`live`), for clients that stream.
     var port: Int?
 
-    /// Dispatch's clocks in the ride tests, in seconds: an offer's lifetime (a round's length), the booking window and
-    /// the age past which a position does not count. Longer than the defaults (20 s, 5 min, 2 min) and than any
+    /// Dispatch's clocks in the ride tests, in seconds: an offer's lifetime (a round's length), how late after it an
+    /// accept still wins, the booking window and the age past which a position does not count. Longer than the
+    /// defaults (20 s, 10 s, 5 min, 2 min) and than any
     /// test's time limit: the database's real `now()` runs on while a loaded suite crawls (a step that takes 0.15 s
     /// alone once took over 100 s; in a CI run where `DispatchTests` took 149 s a 20 s round fell due on its own
     /// between two steps of the decline test). A test of expiry moves the clock (`DispatchTests.fastForward`).
     static let offerTTL = 1200
+    static let acceptGrace = 600
     static let window = 7200
     static let maxPositionAge = 3600
 
@@ -37,6 +39,7 @@ struct RideHarness: Sendable {
     static var configuration: Backend.Configuration {
         var configuration = Backend.Configuration(webhook: .init(secret: "whsec-test"))
         configuration.dispatch.offerTTL = .seconds(Self.offerTTL)
+        configuration.dispatch.acceptGrace = .seconds(Self.acceptGrace)
         configuration.dispatch.window = .seconds(Self.window)
         configuration.dispatch.maxPositionAge = .seconds(Self.maxPositionAge)
         return configuration

@@ -75,7 +75,7 @@ extension OpenAPIDocument {
           "/v1/orders/{id}/accept": {
             "parameters": [{"$ref": "#/components/parameters/OrderID"}],
             "post": {
-              "operationId": "acceptOrder", "summary": "Accept an order offered to the caller (drivers only); the first driver wins.",
+              "operationId": "acceptOrder", "summary": "Accept an order offered to the caller (drivers only); the first driver wins. An offer expired less than the accept grace ago (10 s by default) is still accepted while the order is NEW.",
               "responses": {
                 "200": {"description": "Accepted.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Order"}}}},
                 "401": {"$ref": "#/components/responses/Unauthorized"}, "403": {"$ref": "#/components/responses/Forbidden"},
