@@ -74,6 +74,17 @@ extension Backend {
             /// expired. The next round still runs at the expiry (more drivers, the first accept wins), and an
             /// accept after the grace is refused as expired.
             public var acceptGrace: Duration
+            /// The longest wait before the next round after rounds that offered the order to nobody. Default 60 s.
+            ///
+            /// After a round that found no driver, the next runs after `offerTTL`, then twice that after a second
+            /// empty round in a row, doubling up to this (never below `offerTTL`). Drivers who come online near a
+            /// waiting order are offered it at once (``OfferWaitingOrders``), so a waiting order does not need to
+            /// search often; each search costs PostgreSQL a walk of up to 500 positions. In the 15th session's
+            /// chaos run (10,000 drivers, 20 bookings a second, offers living 5 s) the drivers' positions went
+            /// stale (webhooks slowed by the load), every order searched every 5 s and found nobody: 20,184
+            /// searches in six minutes at 64 ms each, PostgreSQL's largest cost by thirteen times, which slowed
+            /// the webhooks further; 5,097 orders were waiting after 4.2 rounds on average.
+            public var emptyRoundMaxDelay: Duration
             /// How long after booking an order nobody accepted is cancelled (`no_driver_found`). Default 5 minutes.
             public var window: Duration
             /// Positions older than this do not count: such a driver is not offered anything. Default 2 minutes.
@@ -91,6 +102,7 @@ extension Backend {
                 offerCount: Int = 5,
                 offerTTL: Duration = DriverSearch.defaultOfferTTL,
                 acceptGrace: Duration = .seconds(10),
+                emptyRoundMaxDelay: Duration = .seconds(60),
                 window: Duration = .seconds(300),
                 maxPositionAge: Duration = DriverSearch.defaultMaxPositionAge,
                 useNearbyAPI: Bool = false,
@@ -102,10 +114,21 @@ extension Backend {
                 self.offerCount = offerCount
                 self.offerTTL = offerTTL
                 self.acceptGrace = acceptGrace
+                self.emptyRoundMaxDelay = emptyRoundMaxDelay
                 self.window = window
                 self.maxPositionAge = maxPositionAge
                 self.useNearbyAPI = useNearbyAPI
                 self.nearbyTimeout = nearbyTimeout
+            }
+
+            /// How long after a round that offered nobody the next one runs, when the last `emptyRounds` rounds in a
+            /// row (from 1) offered nobody: `offerTTL`, doubling with each further empty round, at most
+            /// `emptyRoundMaxDelay` (never below `offerTTL`).
+            public func delay(afterEmptyRounds emptyRounds: Int) -> Duration {
+                let cap = max(self.emptyRoundMaxDelay, self.offerTTL)
+                var delay = self.offerTTL
+                for _ in 1..<max(emptyRounds, 1) where delay < cap { delay *= 2 }
+                return min(delay, cap)
             }
 
             /// The search radius of round `round` (from 1).

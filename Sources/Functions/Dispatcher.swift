@@ -11,8 +11,9 @@ import TriggerRuntime
 /// radius (``Backend/Configuration/Dispatch/radius(ofRound:)``), and sets the order's round timer to when those
 /// offers expire. The timer, when it fires, finds either an offer still open (a driver who came online meanwhile
 /// got one: ``OfferWaitingOrders``), and waits for it, or none, and runs the next round. A round that finds nobody
-/// still sets the timer, so the area is searched again every `offerTTL` (drivers move and come online) until the
-/// window timer (``DispatchWindow``) cancels the order.
+/// still sets the timer, so the area is searched again (drivers move and come online) until the window timer
+/// (``DispatchWindow``) cancels the order: after `offerTTL`, then less often while rounds keep finding nobody
+/// (``Backend/Configuration/Dispatch/delay(afterEmptyRounds:)``).
 struct Dispatcher: Sendable {
     let tracking: any TripTracking
     let timers: any TimerScheduling
@@ -61,7 +62,12 @@ struct Dispatcher: Sendable {
             )
         }
         try await store.recordOffers(orderID: order.id, driverIDs: drivers, round: number, ttl: self.settings.offerTTL)
-        try await self.scheduleRound(of: order.id, due: .after(self.settings.offerTTL), transaction: transaction)
+        var next = self.settings.offerTTL
+        if drivers.isEmpty {
+            let emptyRounds = number - (try await store.lastOfferedRound(orderID: order.id))
+            next = self.settings.delay(afterEmptyRounds: emptyRounds)
+        }
+        try await self.scheduleRound(of: order.id, due: .after(next), transaction: transaction)
         return Round(number: number, drivers: drivers, radius: radius)
     }
 

@@ -172,6 +172,10 @@ extension InMemoryRideStore {
         (self.state.offers[orderID] ?? []).filter { self.isOpen($0) }.map(\.expiresAt).max()
     }
 
+    public func lastOfferedRound(orderID: UUID) async throws -> Int {
+        (self.state.offers[orderID] ?? []).map(\.round).max() ?? 0
+    }
+
     public func cancelUnmatched(orderID: UUID) async throws -> Bool {
         try self.check(.cancelUnmatched)
         guard self.state.orders[orderID]?.status == .new else { return false }

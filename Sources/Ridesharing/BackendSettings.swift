@@ -54,6 +54,7 @@ struct BackendSettings: Sendable {
         backend.dispatch.offerCount = try settings.integer(.dispatchOfferCount)
         backend.dispatch.offerTTL = .seconds(try settings.integer(.dispatchOfferTTL))
         backend.dispatch.acceptGrace = .seconds(try settings.integer(.dispatchAcceptGrace))
+        backend.dispatch.emptyRoundMaxDelay = .seconds(try settings.integer(.dispatchEmptyRoundMaxDelay))
         backend.dispatch.window = .seconds(try settings.integer(.dispatchWindow))
         backend.dispatch.maxPositionAge = .seconds(try settings.integer(.dispatchMaxPositionAge))
         backend.dispatch.useNearbyAPI = try settings.boolean(.dispatchUseNearbyAPI)

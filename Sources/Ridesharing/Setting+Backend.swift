@@ -87,6 +87,11 @@ extension Setting {
         group: .backend,
         "Seconds after an offer expired that its driver's accept still wins while the order is `NEW` (a tap in time on a phone arrives late)."
     )
+    static let dispatchEmptyRoundMaxDelay = Setting(
+        "dispatch.emptyRoundMaxDelayS", "DISPATCH_EMPTY_ROUND_MAX_DELAY_S", default: .value("60"),
+        .integer(1...3600), group: .backend,
+        "After rounds that found no driver, the next waits the offer lifetime, doubling with each empty round up to this many seconds."
+    )
     static let dispatchWindow = Setting(
         "dispatch.windowS", "DISPATCH_WINDOW_S", default: .value("300"), .integer(1...86_400), group: .backend,
         "Seconds after booking an order nobody accepted is cancelled with reason `no_driver_found`."
@@ -191,7 +196,8 @@ extension Setting {
         .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
         .httpHost, .httpPort, .metricsPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep,
         .dispatchMaxRadius,
-        .dispatchOfferCount, .dispatchOfferTTL, .dispatchAcceptGrace, .dispatchWindow, .dispatchMaxPositionAge, .dispatchUseNearbyAPI,
+        .dispatchOfferCount, .dispatchOfferTTL, .dispatchAcceptGrace,
+        .dispatchEmptyRoundMaxDelay, .dispatchWindow, .dispatchMaxPositionAge, .dispatchUseNearbyAPI,
         .tariffCurrency, .tariffBase, .tariffPerKilometre, .tariffPerMinute, .tariffMinimum, .tripsSpeedLimit,
         .programMinimumTrips, .programMinimumScore, .programWindowDays, .authAccessTokenTTL, .authRefreshTokenTTL,
         .authCodeTTL, .authCodeMaxAttempts, .authCodesPerHour, .authCodeWebhookURL, .authCodeWebhookSecret,

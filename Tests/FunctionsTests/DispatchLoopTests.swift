@@ -45,26 +45,59 @@ struct DispatchLoopTests {
 
     func order() async -> OrderRow? { await self.world.store.storedOrder(id: self.world.orderID) }
 
-    @Test("no driver: the rounds widen every offer lifetime, then the window cancels with no_driver_found")
+    @Test("no driver: the rounds widen, each empty round in a row waits twice as long (20, 40, 60 s), then the window")
     func noDriverFound() async throws {
         let timers = await self.world.dispatchTimers(self.settings)
         try await self.book()
-        #expect(await self.world.store.dispatchRounds(ofOrder: self.world.orderID) == 1)
+        let rounds = { await self.world.store.dispatchRounds(ofOrder: self.world.orderID) }
+        #expect(await rounds() == 1)
         try await self.world.advance(by: .seconds(19), timers)
-        #expect(await self.world.store.dispatchRounds(ofOrder: self.world.orderID) == 1, "not before the expiry")
+        #expect(await rounds() == 1, "not before the expiry")
         try await self.world.advance(by: .seconds(1), timers)
-        #expect(await self.world.store.dispatchRounds(ofOrder: self.world.orderID) == 2)
-        try await self.world.advance(by: .seconds(99), timers)
+        #expect(await rounds() == 2)
+        try await self.world.advance(by: .seconds(39), timers)
+        #expect(await rounds() == 2, "a second empty round: the next waits 40 s")
+        try await self.world.advance(by: .seconds(1), timers)
+        #expect(await rounds() == 3)
+        try await self.world.advance(by: .seconds(59), timers)
+        #expect(await rounds() == 3, "a third: 80 s, at most 60")
         #expect(await self.order()?.status == .new, "not before the window closes")
         try await self.world.advance(by: .seconds(1), timers)
         let cancelled = await self.order()
         #expect(cancelled?.status == .cancelled)
         #expect(cancelled?.cancellationReason == OrderRow.noDriverFound)
-        let rounds = await self.world.store.dispatchRounds(ofOrder: self.world.orderID)
-        #expect(rounds >= 6)
+        let last = await rounds()
         try await self.world.advance(by: .seconds(100), timers)
-        #expect(await self.world.store.dispatchRounds(ofOrder: self.world.orderID) == rounds, "no round after")
+        #expect(await rounds() == last, "no round after")
         #expect(await timers.pendingTimers.isEmpty)
+    }
+
+    @Test("the wait after empty rounds: the offer lifetime, doubling, at most the cap and never below the lifetime")
+    func emptyRoundDelays() {
+        #expect((1...5).map(self.settings.delay(afterEmptyRounds:)) == [20, 40, 60, 60, 60].map(Duration.seconds))
+        var short = self.settings
+        short.offerTTL = .seconds(5)
+        #expect((1...7).map(short.delay(afterEmptyRounds:)) == [5, 10, 20, 40, 60, 60, 60].map(Duration.seconds))
+        var long = self.settings
+        long.offerTTL = .seconds(1200)
+        #expect((1...3).map(long.delay(afterEmptyRounds:)) == [1200, 1200, 1200].map(Duration.seconds))
+        #expect(self.settings.delay(afterEmptyRounds: 0) == .seconds(20))
+    }
+
+    @Test("a round that offers someone starts the count again: the round after the next empty one waits the lifetime")
+    func offeredRoundResetsTheWait() async throws {
+        let (near, next) = (UUID(), UUID())
+        await self.driver(near, "NEAR", north: 200)
+        let timers = await self.world.dispatchTimers(self.settings)
+        try await self.book()
+        #expect(await self.world.store.offers(ofOrder: self.world.orderID) == [near], "round 1 offers")
+        try await self.world.advance(by: .seconds(20), timers)
+        // Round 2 (at 20 s) finds nobody new: one empty round after an offered one, so round 3 is 20 s later.
+        #expect(await self.world.store.dispatchRounds(ofOrder: self.world.orderID) == 2)
+        await self.driver(next, "NEXT", north: 600)
+        try await self.world.advance(by: .seconds(20), timers)
+        #expect(await self.world.store.dispatchRounds(ofOrder: self.world.orderID) == 3)
+        #expect(await self.world.store.offers(ofOrder: self.world.orderID) == [near, next])
     }
 
     @Test("a driver beyond the first radius gets the offer in a wider round")

@@ -29,6 +29,13 @@ extension PostgresRideStore {
         ) { try $0.decode(Date?.self) } ?? nil
     }
 
+    public func lastOfferedRound(orderID: UUID) async throws -> Int {
+        try await self.executor.row(
+            "SELECT coalesce(max(round), 0)::int FROM order_offers WHERE order_id = \(orderID)",
+            logger: self.logger
+        ) { try $0.decode(Int.self) } ?? 0
+    }
+
     public func waitingOrders(forDriver driverID: UUID, radius: Double, limit: Int, search: DriverSearch)
         async throws -> [UUID]
     {

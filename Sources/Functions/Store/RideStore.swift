@@ -101,6 +101,9 @@ public protocol RideStore: Sendable {
     /// When the last of the order's open offers (neither declined nor expired) expires, or `nil` if none is open.
     func openOffersExpiry(orderID: UUID) async throws -> Date?
 
+    /// The last dispatch round that offered the order to anyone (0: none did).
+    func lastOfferedRound(orderID: UUID) async throws -> Int
+
     /// Ends a `NEW` order nobody accepted: `CANCELLED` with reason ``OrderRow/noDriverFound`` and no canceller.
     /// Returns whether it did (`false` once the order left `NEW`).
     func cancelUnmatched(orderID: UUID) async throws -> Bool
