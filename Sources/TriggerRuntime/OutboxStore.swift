@@ -3,14 +3,8 @@ import PostgresNIO
 /// Where the worker's run loop claims and settles deliveries: PostgreSQL in production, memory in unit tests.
 package protocol OutboxStore: Sendable {
     /// Claims up to `limit` due deliveries of `functions` (at most one per function and document: the earliest),
-    /// those of `urgent` functions before the others, leasing them to `owner` for `lease`.
-    func claim(
-        limit: Int,
-        functions: [FunctionName],
-        urgent: Set<FunctionName>,
-        owner: String,
-        lease: Duration
-    ) async throws -> [Delivery]
+    /// leasing them to `owner` for `lease`.
+    func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery]
 
     /// Opens one transaction, runs `body` with it and commits when `body` returns (rolls back if it throws).
     ///
@@ -109,13 +103,4 @@ package enum Settlement: Sendable, Hashable {
     case release
     /// The lease had been taken over; nothing was written.
     case leaseLost
-}
-
-extension OutboxStore {
-    /// Claims up to `limit` due deliveries of `functions` in due order, none before the others.
-    package func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws
-        -> [Delivery]
-    {
-        try await self.claim(limit: limit, functions: functions, urgent: [], owner: owner, lease: lease)
-    }
 }

@@ -17,19 +17,12 @@ package struct PostgresOutboxStore: OutboxStore {
         self.synchronousCompletion = synchronousCompletion
     }
 
-    package func claim(
-        limit: Int,
-        functions: [FunctionName],
-        urgent: Set<FunctionName>,
-        owner: String,
-        lease: Duration
-    ) async throws -> [Delivery] {
+    package func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery] {
         let statement = PostgresStatements.Claim(
             functions: functions.map(\.rawValue),
             limit: Int32(clamping: limit),
             owner: owner,
-            leaseSeconds: lease.secondsValue,
-            urgent: functions.filter(urgent.contains).map(\.rawValue)
+            leaseSeconds: lease.secondsValue
         )
         let claimed = try await self.client.withConnectionClosedOnFailure { connection in
             var claimed: [Delivery] = []

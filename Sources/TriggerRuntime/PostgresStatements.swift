@@ -6,11 +6,11 @@ import PostgresNIO
 enum PostgresStatements {
     /// Claims a batch (see `trigger_runtime.claim`).
     struct Claim: PostgresPreparedStatement {
-        static let name = "trigger_runtime_claim_v3"
+        static let name = "trigger_runtime_claim_v2"
         static let sql = """
             SELECT id, function_name, table_name, operation, document_key, old_row::text, new_row::text,
                    committed_at, attempt, lease_token, timer_key
-            FROM trigger_runtime.claim($1, $2, $3, $4, $5)
+            FROM trigger_runtime.claim($1, $2, $3, $4)
             """
         typealias Row = Delivery
 
@@ -18,16 +18,13 @@ enum PostgresStatements {
         var limit: Int32
         var owner: String
         var leaseSeconds: Double
-        /// Those of `functions` whose deliveries come first (migration 0009).
-        var urgent: [String]
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 5)
+            var bindings = PostgresBindings(capacity: 4)
             bindings.append(self.functions)
             bindings.append(self.limit)
             bindings.append(self.owner)
             bindings.append(self.leaseSeconds)
-            bindings.append(self.urgent)
             return bindings
         }
 

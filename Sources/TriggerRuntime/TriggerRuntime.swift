@@ -198,15 +198,27 @@ extension TriggerRuntime {
         let finalClaim = await self.isSettled(wakefulness, now: now)
         do {
             let limit = min(configuration.batchSize, room)
-            // High-priority functions first (see `FunctionOptions.Priority`), the rest with what room is left, in one
-            // claim (migration 0009).
-            let claimed = try await self.store.claim(
-                limit: limit,
-                functions: functions,
-                urgent: state.urgent,
-                owner: configuration.workerID,
-                lease: configuration.leaseDuration
-            )
+            // High-priority functions first (see `FunctionOptions.Priority`), the rest with what room is left: one
+            // claim as before where no function is urgent.
+            let urgent = functions.filter(state.urgent.contains)
+            let others = urgent.isEmpty ? functions : functions.filter { !state.urgent.contains($0) }
+            var claimed: [Delivery] = []
+            if !urgent.isEmpty {
+                claimed = try await self.store.claim(
+                    limit: limit,
+                    functions: urgent,
+                    owner: configuration.workerID,
+                    lease: configuration.leaseDuration
+                )
+            }
+            if claimed.count < limit && !others.isEmpty {
+                claimed += try await self.store.claim(
+                    limit: limit - claimed.count,
+                    functions: others,
+                    owner: configuration.workerID,
+                    lease: configuration.leaseDuration
+                )
+            }
             pacing.claimed(claimed.count, of: limit, at: now)
             state.enqueue(claimed, full: claimed.count == limit)
             wakefulness = await self.wakefulness(after: wakefulness, pacing: pacing, finalClaim: finalClaim, now: now)

@@ -71,19 +71,10 @@ actor InMemoryOutboxStore: OutboxStore {
         self.rows[id]?.delivery.leaseToken = UUID()
     }
 
-    func claim(
-        limit: Int,
-        functions: [FunctionName],
-        urgent: Set<FunctionName>,
-        owner: String,
-        lease: Duration
-    ) async throws -> [Delivery] {
+    func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery] {
         let now = ContinuousClock.now
         var claimed: [Delivery] = []
-        // The urgent functions' deliveries first, each group in id order (as migration 0009's claim).
-        let rank = { (id: Int64) in self.rows[id].map { urgent.contains($0.delivery.function) ? 0 : 1 } ?? 1 }
-        let ids = self.rows.keys.sorted { (rank($0), $0) < (rank($1), $1) }
-        for id in ids where claimed.count < limit {
+        for id in self.rows.keys.sorted() where claimed.count < limit {
             guard let row = self.rows[id], !row.dead, row.runAfter <= now, functions.contains(row.delivery.function)
             else { continue }
             let blocked = self.rows.values.contains {

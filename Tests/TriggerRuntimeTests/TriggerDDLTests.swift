@@ -66,24 +66,13 @@ struct TriggerDDLTests {
         #expect(RuntimeSchema.rowFilters.first == "ALTER TABLE trigger_runtime.functions ADD COLUMN row_filter jsonpath")
     }
 
-    @Test("migration 0009's claim is 0008's with the urgent functions' parameter and their place in the order")
-    func claimUrgentFirst() throws {
-        let perFunction = try #require(RuntimeSchema.claimPerFunction.last)
-        let urgentFirst = try #require(RuntimeSchema.claimUrgentFirst.first)
-        #expect(urgentFirst.contains("p_lease_seconds double precision, p_urgent text[])"))
-        #expect(urgentFirst.components(separatedBy: "ORDER BY f.name = ANY (p_urgent) DESC, p.run_after").count == 3)
-        let stripped = urgentFirst.replacingOccurrences(of: ", p_urgent text[]", with: "")
-            .replacingOccurrences(of: "f.name = ANY (p_urgent) DESC, ", with: "")
-        #expect(stripped == perFunction)
-    }
-
     @Test("the runtime's migrations have stable names in one group")
     func migrations() {
         #expect(
             TriggerRuntime.migrations.map(\.name) == [
                 "0001_create_queue", "0002_create_functions", "0003_revise_claim", "0004_skip_notify_while_awake",
                 "0005_timers_and_schedules", "0006_row_filters", "0007_chain_holds",
-                "0008_claim_per_function", "0009_claim_urgent_first",
+                "0008_claim_per_function",
             ])
         #expect(Set(TriggerRuntime.migrations.map(\.group)) == ["trigger_runtime"])
     }

@@ -32,12 +32,6 @@ extension RuntimeSchema {
     /// The pick of migration 0008 (see ``claimPerFunction``); `excluding` names an array of ids this claim already
     /// picked.
     static func pickHeadsPerFunction(_ limit: String, _ excluding: String?) -> String {
-        self.pickHeadsPerFunction(limit, excluding, urgentFirst: false)
-    }
-
-    /// The pick of 0008, or with `urgentFirst` of 0009 (``claimUrgentFirst``): the functions named in `p_urgent`
-    /// before the others.
-    static func pickHeadsPerFunction(_ limit: String, _ excluding: String?, urgentFirst: Bool) -> String {
         """
         SELECT p.id FROM unnest(p_functions) AS f(name)
                 CROSS JOIN LATERAL (
@@ -48,7 +42,7 @@ extension RuntimeSchema {
                     LIMIT \(limit)
                     FOR UPDATE OF c SKIP LOCKED
                 ) p
-                ORDER BY \(urgentFirst ? "f.name = ANY (p_urgent) DESC, " : "")p.run_after, p.id
+                ORDER BY p.run_after, p.id
                 LIMIT \(limit)
         """
     }

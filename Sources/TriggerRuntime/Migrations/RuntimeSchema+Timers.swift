@@ -94,14 +94,10 @@ extension RuntimeSchema {
         claimFunction(holdingChains: false),
     ]
 
-    /// The claim of migrations 0005, 0007, 0008 and 0009 (`holdingChains`: the leased heads' later deliveries wait
-    /// with them; `perFunction`: each function's due deliveries are found in its own range of an index, 0008;
-    /// `urgentFirst`: a fifth argument names the functions whose deliveries come first, 0009).
-    static func claimFunction(holdingChains: Bool, perFunction: Bool = false, urgentFirst: Bool = false) -> String {
-        func pick(_ limit: String, _ excluding: String?) -> String {
-            if urgentFirst { return pickHeadsPerFunction(limit, excluding, urgentFirst: true) }
-            return perFunction ? pickHeadsPerFunction(limit, excluding) : pickHeads(limit, excluding)
-        }
+    /// The claim of migrations 0005, 0007 and 0008 (`holdingChains`: the leased heads' later deliveries wait with
+    /// them; `perFunction`: each function's due deliveries are found in its own range of an index, 0008).
+    static func claimFunction(holdingChains: Bool, perFunction: Bool = false) -> String {
+        let pick = perFunction ? pickHeadsPerFunction : pickHeads
         let lease = """
             UPDATE trigger_runtime.deliveries d
             SET attempt = d.attempt + 1, lease_owner = p_owner, lease_token = gen_random_uuid(),
@@ -109,11 +105,10 @@ extension RuntimeSchema {
             WHERE d.id = ANY (picked)
             RETURNING d.*
             """
-        let urgentParameter = urgentFirst ? ", p_urgent text[]" : ""
         let returned = holdingChains ? "WITH leased AS (\(lease)),\n\(holdLeased)\nSELECT * FROM leased" : lease
         return """
             CREATE OR REPLACE FUNCTION trigger_runtime.claim(
-                p_functions text[], p_limit integer, p_owner text, p_lease_seconds double precision\(urgentParameter))
+                p_functions text[], p_limit integer, p_owner text, p_lease_seconds double precision)
             RETURNS SETOF trigger_runtime.deliveries
             LANGUAGE plpgsql
             SET enable_seqscan = off

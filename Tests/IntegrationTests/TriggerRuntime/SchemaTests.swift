@@ -237,27 +237,4 @@ struct SchemaTests {
             #expect(fetched >= 0 && fetched < 100, "rows the claim fetched through indexes: \(fetched)")
         }
     }
-
-    @Test("one claim takes the urgent functions' due deliveries first, then the others' in due order (migration 0009)")
-    func claimTakesUrgentFirst() async throws {
-        let (logger, _) = Logger.capturing()
-        var registry = FunctionRegistry()
-        registry.register("bulk", on: .create("items"), as: Item.self) { _, _ in }
-        registry.register("urgent", on: .update("items"), as: Item.self) { _, _ in }
-        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
-            try await client.query("INSERT INTO items (id, name, value) SELECT g, 'x', 0 FROM generate_series(1, 5) g")
-            try await client.query("UPDATE items SET value = 1 WHERE id IN (4, 5)")
-            let store = PostgresOutboxStore(client: client, channel: "trigger_runtime", logger: logger)
-            // Five bulk deliveries are due before the two urgent ones; a claim of three takes both urgent ones first.
-            let first = try await store.claim(
-                limit: 3, functions: ["bulk", "urgent"], urgent: ["urgent"], owner: "w1", lease: .seconds(30)
-            )
-            #expect(first.filter { $0.function == "urgent" }.map(\.documentKey).sorted() == ["4", "5"])
-            #expect(first.filter { $0.function == "bulk" }.map(\.documentKey) == ["1"], "then the earliest other")
-            // Without urgent functions it is the due order, as before.
-            let rest = try await store.claim(limit: 10, functions: ["bulk", "urgent"], owner: "w2", lease: .seconds(30))
-            #expect(rest.map(\.documentKey) == ["2", "3", "4", "5"])
-            #expect(rest.allSatisfy { $0.function == "bulk" })
-        }
-    }
 }
