@@ -17,6 +17,14 @@ struct APIResponse: @unchecked Sendable {
 
 /// Calls the emulator over real HTTP with Basic auth.
 struct APIClient: Sendable {
+    /// The tests' client: no read timeout of its own, so each call's deadline is what bounds it. The shared client's
+    /// 90 s read timeout cut a clock advance that was still sending its 300 webhooks under the full parallel suite
+    /// (CI, 15th session: `HTTPClientError.readTimeout` after 137 s, although the advance's deadline is 300 s).
+    static let http = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: HTTPClient.Configuration(timeout: .init(connect: .seconds(10), read: nil))
+    )
+
     let baseURL: String
     var user = "emulator-account"
     var password = "emulator-secret"
@@ -36,7 +44,7 @@ struct APIClient: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: json))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await Self.http.execute(request, timeout: timeout)
         let body = try await response.body.collect(upTo: 16 << 20)
         return APIResponse(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView))
     }
