@@ -66,6 +66,25 @@ struct DispatchTests {
         try await h.api.send(.GET, "/v1/offers", token: token).json["offers"].arrayValue.compactMap { $0["id"].stringValue }
     }
 
+    /// Two drivers 200 and 600 m north of the pickup (one offer a round), a booking, and its first round's offer to
+    /// the nearer one.
+    static func offeredToTheNearestOfTwo(_ h: RideHarness) async throws
+        -> (near: (id: String, token: String), next: (id: String, token: String), order: String)
+    {
+        let rider = try await h.api.rider()
+        let near = try await h.api.driver("Nia", device: "NEAR")
+        let next = try await h.api.driver("Ned", device: "NEXT")
+        try await Self.position(h, "NEAR", north: 200)
+        try await Self.position(h, "NEXT", north: 600)
+        try await h.eventually("both on the map") {
+            try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider.token)
+                .json["drivers"].arrayValue.count == 2
+        }
+        let order = try await Self.bookOrder(h, rider.token)
+        try await h.eventually("offered to the nearest") { try await Self.offers(h, near.token) == [order] }
+        return (near, next, order)
+    }
+
     static func bookOrder(_ h: RideHarness, _ rider: String) async throws -> String {
         let booked = try await h.api.send(.POST, "/v1/orders", json: Self.book, token: rider)
         #expect(booked.status == 201)
@@ -104,17 +123,7 @@ struct DispatchTests {
     @Test("decline moves the offer to the next nearest driver at once; an offer expired past the grace cannot be accepted")
     func declineThenExpiry() async throws {
         try await RideHarness.with(tracking: FakeTripTracking(), configuration: Self.configuration) { h in
-            let rider = try await h.api.rider()
-            let near = try await h.api.driver("Nia", device: "NEAR")
-            let next = try await h.api.driver("Ned", device: "NEXT")
-            try await Self.position(h, "NEAR", north: 200)
-            try await Self.position(h, "NEXT", north: 600)
-            try await h.eventually("both on the map") {
-                try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider.token)
-                    .json["drivers"].arrayValue.count == 2
-            }
-            let order = try await Self.bookOrder(h, rider.token)
-            try await h.eventually("offered to the nearest") { try await Self.offers(h, near.token) == [order] }
+            let (near, next, order) = try await Self.offeredToTheNearestOfTwo(h)
             #expect(try await Self.offers(h, next.token).isEmpty)
             let declined = try await h.api.send(.POST, "/v1/orders/\(order)/decline", token: near.token)
             #expect(declined.status == 200)
@@ -142,17 +151,7 @@ struct DispatchTests {
     @Test("an accept within the grace after its offer expired wins while the order is NEW, though the next round ran")
     func lateAcceptWithinGrace() async throws {
         try await RideHarness.with(tracking: FakeTripTracking(), configuration: Self.configuration) { h in
-            let rider = try await h.api.rider()
-            let near = try await h.api.driver("Nia", device: "NEAR")
-            let next = try await h.api.driver("Ned", device: "NEXT")
-            try await Self.position(h, "NEAR", north: 200)
-            try await Self.position(h, "NEXT", north: 600)
-            try await h.eventually("both on the map") {
-                try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider.token)
-                    .json["drivers"].arrayValue.count == 2
-            }
-            let order = try await Self.bookOrder(h, rider.token)
-            try await h.eventually("offered to the nearest") { try await Self.offers(h, near.token) == [order] }
+            let (near, next, order) = try await Self.offeredToTheNearestOfTwo(h)
             try await Self.fastForward(h, by: Self.ttl + 1)
             try await h.eventually("round 2 offers it to the next driver") {
                 try await Self.offers(h, next.token) == [order]
