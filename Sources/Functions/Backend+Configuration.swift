@@ -49,9 +49,11 @@ extension Backend {
         /// Dispatch settings: a loop in time of rounds of offers.
         ///
         /// Round 1 offers the order to the `offerCount` nearest dispatchable drivers within `radius`. Each offer is
-        /// open for `offerTTL` (an accept up to `acceptGrace` later still wins while the order is `NEW`); when every offer of a round has expired or been declined, the next round offers it
-        /// to the next nearest drivers not offered yet, within a radius `radiusStep` wider (up to `maxRadius`). An
-        /// order nobody accepted within `window` of its booking is cancelled with reason `no_driver_found`.
+        /// open for `offerTTL` (an accept up to `acceptGrace` later still wins while the order is `NEW`); when every
+        /// offer of a round has expired or been declined, the next round offers it to the next nearest drivers not
+        /// offered yet, within a radius `radiusStep` wider (up to `maxRadius`); after rounds that found nobody the
+        /// next waits longer (``delay(afterEmptyRounds:)``). An order nobody accepted within `window` of its booking
+        /// is cancelled with reason `no_driver_found`.
         public struct Dispatch: Sendable {
             /// First round's search radius in metres. Default 5000.
             public var radius: Double
