@@ -4,9 +4,12 @@ import Synchronization
 
 /// A process of ours under soak (`ridesharing serve`, `ridesharing local`, `hypertrack-emulator`): started from the
 /// benchmark's own build folder, its output copied to a log file, ready when a line of its output says so.
-public final class ChildProcess: @unchecked Sendable {
+///
+/// Started by `EmbeddedPostgres.Spawn`, not Foundation's `Process`: `simulate` restarts killed workers while it holds
+/// ~10,000 sockets, and `Process.run()` of this toolchain crashed there (see `Spawn`).
+public final class ChildProcess: Sendable {
     public let name: String
-    public let process = Process()
+    public let pid: Int32
     public let logPath: String
     private let exit: ProcessExit
     private let ready: ReadyLine
@@ -33,7 +36,7 @@ public final class ChildProcess: @unchecked Sendable {
         do {
             try await child.ready.wait(timeout: timeout)
         } catch {
-            child.process.terminate()
+            child.terminate()
             throw BenchError("\(name) did not become ready: \(error) (its output: \(child.logPath))")
         }
         return child
@@ -53,19 +56,28 @@ public final class ChildProcess: @unchecked Sendable {
             throw BenchError("cannot create \(self.logPath)")
         }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: self.logPath))
-        self.process.executableURL = try productURL(executable)
-        self.process.arguments = arguments
-        self.process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        self.process.standardOutput = pipe
-        self.process.standardError = pipe
+        let executableURL = try productURL(executable)
+        // The pipe's ends are close-on-exec (another child spawned meanwhile must not hold the write end, or the
+        // reader would not see this child's end); this child gets the write end as its output by `dup2`.
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw BenchError("pipe() failed: errno \(errno)") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let reader = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+        defer { close(ends[1]) }
         self.ready = ReadyLine(marker: readyMarker)
-        self.exit = ProcessExit(observing: self.process)
-        try self.process.run()
+        do {
+            self.pid = try Spawn.start(
+                [executableURL.path] + arguments,
+                environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                output: .descriptor(ends[1])
+            )
+        } catch {
+            throw BenchError("cannot start \(name): \(error)")
+        }
+        self.exit = ProcessExit(waitingFor: self.pid)
         let ready = self.ready
         // A thread of its own: the read blocks, and the child writes until it exits.
         Thread.detachNewThread {
-            let reader = pipe.fileHandleForReading
             var pending = Data()
             while true {
                 let chunk = reader.availableData
@@ -82,7 +94,13 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    public var pid: Int32 { self.process.processIdentifier }
+    /// Whether the process has not exited yet.
+    public var isRunning: Bool { self.exit.exited == nil }
+
+    /// SIGTERM (graceful shutdown), without waiting.
+    public func terminate() {
+        if self.isRunning { _ = kill(self.pid, SIGTERM) }
+    }
 
     /// The resident set (VmRSS) in KiB, from `/proc/PID/status`.
     public func residentKiB() throws -> Int {
@@ -121,15 +139,15 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// SIGKILL (no shutdown at all, as a crash or the OOM killer), then waits for the exit.
     public func crash(timeout: Duration = .seconds(30)) async throws {
-        guard self.process.isRunning else { return }
+        guard self.isRunning else { return }
         _ = kill(self.pid, SIGKILL)
         _ = try await self.exit.status(timeout: timeout, self.name)
     }
 
     /// SIGTERM, then waits for the exit (graceful shutdown); SIGKILL after `timeout`.
     public func stop(timeout: Duration = .seconds(60)) async throws {
-        guard self.process.isRunning else { return }
-        self.process.terminate()
+        guard self.isRunning else { return }
+        self.terminate()
         do {
             _ = try await self.exit.status(timeout: timeout, self.name)
         } catch {

@@ -32,12 +32,12 @@ public func productURL(_ name: String) throws -> URL {
 
 /// Runs a command of this build to its end; throws unless it exits 0.
 public func runToCompletion(_ executable: String, _ arguments: [String], environment: [String: String]) async throws {
-    let process = Process()
-    process.executableURL = try productURL(executable)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let exit = ProcessExit(observing: process)
-    try process.run()
+    let pid = try Spawn.start(
+        [try productURL(executable).path] + arguments,
+        environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+        output: .inherited
+    )
+    let exit = ProcessExit(waitingFor: pid)
     let status = try await exit.status(timeout: .seconds(300), "\(executable) \(arguments.joined(separator: " "))")
     guard status == 0 else {
         throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited with \(status)")

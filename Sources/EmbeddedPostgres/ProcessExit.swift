@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 
-/// A child process's exit (for tests and tools that spawn this package's binaries), delivered by `Process.terminationHandler` (installed before `run()`, so a fast exit is
-/// not missed). `Process.waitUntilExit()` spins a run loop on the calling thread and was seen to never return
-/// for a child that had exited while other tests spawned processes.
+/// A child process's exit (for tests and tools that spawn this package's binaries), delivered by
+/// `Process.terminationHandler` (installed before `run()`, so a fast exit is not missed) or by `waitpid` on a thread
+/// for a child started by ``Spawn``. `Process.waitUntilExit()` spins a run loop on the calling thread and was seen to
+/// never return for a child that had exited while other tests spawned processes.
 public final class ProcessExit: Sendable {
     /// The process did not exit in time.
     public struct TimedOut: Error, CustomStringConvertible {
@@ -19,15 +20,22 @@ public final class ProcessExit: Sendable {
 
     /// Installs the handler on `process`; call before `process.run()`.
     public init(observing process: Process) {
-        process.terminationHandler = { [self] process in
-            let status = process.terminationStatus
-            let waiters = self.state.withLock { state in
-                state.status = status
-                defer { state.waiters = [:] }
-                return state.waiters.values
-            }
-            for waiter in waiters { waiter.resume(returning: status) }
+        process.terminationHandler = { [self] process in self.settle(process.terminationStatus) }
+    }
+
+    /// Reaps `pid` (a child started by ``Spawn``) on a thread of its own, where `waitpid` may block as long as the
+    /// child lives; the status as ``Spawn/decode(_:)`` gives it.
+    public init(waitingFor pid: pid_t) {
+        Thread.detachNewThread { [self] in self.settle(Spawn.decode(Spawn.wait(pid))) }
+    }
+
+    private func settle(_ status: Int32) {
+        let waiters = self.state.withLock { state in
+            state.status = status
+            defer { state.waiters = [:] }
+            return state.waiters.values
         }
+        for waiter in waiters { waiter.resume(returning: status) }
     }
 
     /// The exit status if the process has exited.

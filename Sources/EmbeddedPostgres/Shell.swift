@@ -10,45 +10,20 @@ enum Shell {
 
     /// Runs `executable arguments…` and returns its combined output; throws `commandFailed` on a non-zero exit.
     ///
-    /// Uses `posix_spawn` and `waitpid` with output to a temporary file: a server that `pg_ctl` leaves running
-    /// must not keep a pipe of ours open, and Foundation's `Process` must not be waited on from the concurrency
-    /// pool.
+    /// Uses ``Spawn`` and `waitpid` with output to a temporary file: a server that `pg_ctl` leaves running must not
+    /// keep a pipe of ours open, and Foundation's `Process` must not be waited on from the concurrency pool.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], asServerUser: Bool = true) throws -> String {
         let argv = asServerUser && isRoot ? ["/usr/sbin/runuser", "-u", serverUser, "--", executable] + arguments
             : [executable] + arguments
         let outputPath = NSTemporaryDirectory() + "embedded-postgres-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).out"
         defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // Close every other descriptor in the child: a server started by `pg_ctl` lives on and would otherwise keep
-        // this process's sockets (in-process HTTP servers, connections) open, so their peers never see them close.
-        // `closefrom` in the child also covers descriptors other threads open while we spawn.
-        if let closeFrom = Self.closeFrom {
-            _ = closeFrom(&actions, 3)
-        } else {
-            for descriptor in Self.openDescriptors() where descriptor > 2 {
-                posix_spawn_file_actions_addclose(&actions, descriptor)
-            }
-        }
-        var cArguments = argv.map { strdup($0) }
-        cArguments.append(nil)
-        defer { cArguments.forEach { free($0) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
-        guard spawned == 0 else {
-            throw EmbeddedPostgresError(.commandFailed, "could not start \(argv[0]): errno \(spawned)")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // Every other descriptor is closed in the child: a server started by `pg_ctl` lives on and would otherwise
+        // keep this process's sockets (in-process HTTP servers, connections) open, so their peers never see them close.
+        let pid = try Spawn.start(argv, output: .file(outputPath))
+        let status = Spawn.wait(pid)
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        let exited = (status & 0x7f) == 0
-        let code = (status >> 8) & 0xff
-        guard exited && code == 0 else {
+        guard Spawn.succeeded(status) else {
             throw EmbeddedPostgresError(
                 .commandFailed,
                 "\(executable) \(arguments.joined(separator: " ")) failed (status \(status)): \(output)"
@@ -58,21 +33,6 @@ enum Shell {
     }
 
     /// Gives the server user ownership of `path` (when we are root) so the server can write there.
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc module does not
-    /// import.
-    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(
-            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self
-        )
-    }()
-
-    /// This process's open file descriptors (from /proc/self/fd), where `closeFrom` is missing.
-    static func openDescriptors() -> [Int32] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return names.compactMap { Int32($0) }
-    }
-
     static func handOver(_ path: String) throws {
         guard isRoot else { return }
         try run("/bin/chown", ["-R", "\(serverUser):\(serverUser)", path], asServerUser: false)

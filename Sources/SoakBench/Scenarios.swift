@@ -57,7 +57,7 @@ struct ServicesScenario {
             environment: environment.merging(["HTTP_PORT": "\(workerPort)"]) { $1 },
             readyMarker: "HTTP listening", logDirectory: directory
         )
-        defer { emulator.process.terminate() }
+        defer { emulator.terminate() }
         return try await Soak(
             plan: self.plan, name: "services",
             summary: "`ridesharing serve --api-only` and `ridesharing serve --worker-only` (default settings but "
@@ -94,7 +94,7 @@ struct LocalScenario {
         guard let apiURL = endpoints?["apiURL"] as? String, let secret = endpoints?["webhookSecret"] as? String,
             let databaseURL = endpoints?["databaseURL"] as? String
         else {
-            local.process.terminate()
+            local.terminate()
             throw BenchError("stack.json lacks apiURL, webhookSecret or databaseURL")
         }
         return try await Soak(

@@ -285,9 +285,9 @@ public final class SimulationStack: Sendable {
             return Array(children.values)
         }
         await withTaskGroup(of: Void.self) { group in
-            for child in children where child.process.isRunning {
+            for child in children where child.isRunning {
                 group.addTask {
-                    child.process.terminate()
+                    child.terminate()
                     let pid = child.pid
                     let logger = self.logger
                     let killer = Task {
