@@ -20,6 +20,12 @@ public struct FunctionOptions: Sendable, Hashable {
     /// (trip summaries from HyperTrack). `.high` deliveries are claimed before the others and run before anything
     /// already queued, and a transaction that runs one commits after it rather than batching more behind it. The
     /// order of one document's deliveries of one function is unchanged.
+    ///
+    /// First, not only: a quarter of each claim is kept for the other functions' deliveries when they are due, and
+    /// lanes take one of them after three high-priority ones in a row. Strictly first starved them: in the 16th
+    /// session's chaos run (10,000 drivers, 20 bookings a second) 10,000 orders waited for a driver, their
+    /// dispatch rounds filled every claim of both workers, and `updateOrderStatus` and `onTripWebhook` (the trips
+    /// that move a ride on) ran not once in nine minutes; no ride finished.
     public enum Priority: Sendable, Hashable {
         case normal
         case high

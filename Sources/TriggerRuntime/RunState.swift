@@ -11,6 +11,8 @@ final class RunState: Sendable {
         var queue = Deque<(delivery: Delivery, queuedAt: ContinuousClock.Instant)>()
         /// The same for high-priority functions' deliveries, which lanes take first.
         var urgentQueue = Deque<(delivery: Delivery, queuedAt: ContinuousClock.Instant)>()
+        /// High-priority deliveries taken in a row while others waited (see `urgentRun`).
+        var urgentStreak = 0
         /// When the last lane started.
         var laneStarted = ContinuousClock.now
         /// Lanes (transaction loops) running.
@@ -32,6 +34,9 @@ final class RunState: Sendable {
     let doorbell = Doorbell()
     /// Over how long `completionRate` averages.
     static let rateWindow = 0.1
+    /// How many high-priority deliveries lanes take in a row while others are queued before they take one of the
+    /// others: urgent work goes first, but never all of it (see `FunctionOptions.Priority`).
+    static let urgentRun = 3
 
     init(urgent: Set<FunctionName> = []) {
         self.urgent = urgent
@@ -112,12 +117,15 @@ final class RunState: Sendable {
         }
     }
 
-    /// The next queued delivery for a lane (a high-priority one first), or `nil` (nothing queued, or draining).
+    /// The next queued delivery for a lane, or `nil` (nothing queued, or draining): a high-priority one first,
+    /// except that after `urgentRun` of them in a row one of the others goes if any waits.
     func next() -> Delivery? {
         let (delivery, short) = self.state.withLock { state -> (Delivery?, Bool) in
-            guard !state.draining,
-                let delivery = state.urgentQueue.popFirst()?.delivery ?? state.queue.popFirst()?.delivery
-            else { return (nil, false) }
+            guard !state.draining else { return (nil, false) }
+            let takeUrgent = !state.urgentQueue.isEmpty && (state.queue.isEmpty || state.urgentStreak < Self.urgentRun)
+            let taken = takeUrgent ? state.urgentQueue.popFirst() : state.queue.popFirst()
+            guard let delivery = taken?.delivery else { return (nil, false) }
+            state.urgentStreak = takeUrgent && !state.queue.isEmpty ? state.urgentStreak + 1 : 0
             return (delivery, state.backlogged && state.queue.count + state.urgentQueue.count < state.lowWater)
         }
         if short { self.doorbell.ring() }

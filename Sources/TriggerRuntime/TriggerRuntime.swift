@@ -199,22 +199,34 @@ extension TriggerRuntime {
         do {
             let limit = min(configuration.batchSize, room)
             // High-priority functions first (see `FunctionOptions.Priority`), the rest with what room is left: one
-            // claim as before where no function is urgent.
+            // claim as before where no function is urgent. A quarter of the room is kept for the others: with
+            // urgent deliveries always due they were never claimed (see `FunctionOptions.Priority`); urgent ones
+            // take that quarter too when the others leave it unused.
             let urgent = functions.filter(state.urgent.contains)
             let others = urgent.isEmpty ? functions : functions.filter { !state.urgent.contains($0) }
+            let kept = urgent.isEmpty || others.isEmpty ? 0 : max(1, limit / 4)
             var claimed: [Delivery] = []
             if !urgent.isEmpty {
                 claimed = try await self.store.claim(
-                    limit: limit,
+                    limit: limit - kept,
                     functions: urgent,
                     owner: configuration.workerID,
                     lease: configuration.leaseDuration
                 )
             }
+            let urgentFull = kept > 0 && claimed.count == limit - kept
             if claimed.count < limit && !others.isEmpty {
                 claimed += try await self.store.claim(
                     limit: limit - claimed.count,
                     functions: others,
+                    owner: configuration.workerID,
+                    lease: configuration.leaseDuration
+                )
+            }
+            if urgentFull && claimed.count < limit {
+                claimed += try await self.store.claim(
+                    limit: limit - claimed.count,
+                    functions: urgent,
                     owner: configuration.workerID,
                     lease: configuration.leaseDuration
                 )

@@ -160,6 +160,40 @@ struct RunLoopTests {
         #expect(await store.commits == [1, 1, 30])
     }
 
+    @Test("high-priority deliveries always due do not starve the others: those are claimed and run all the same")
+    func highPriorityDoesNotStarve() async throws {
+        let store = InMemoryOutboxStore()
+        let othersDone = AsyncStream<Int>.makeStream()
+        let urgentRuns = LockedBox(0)
+        var registry = FunctionRegistry()
+        registry.register("bookkeeping", on: .create("t"), as: Payload.self) { change, _ in
+            othersDone.continuation.yield(try #require(change.after).n)
+        }
+        // Each urgent delivery that runs is replaced by a new one, and 200 are due: more than the claims can take,
+        // always (the 16th session's chaos run: 10,000 orders waiting, their rounds filling every claim).
+        registry.register("round", on: .create("o"), options: FunctionOptions(priority: .high), as: Payload.self) {
+            change, _ in
+            urgentRuns.set(urgentRuns.value + 1)
+            let n = try #require(change.after).n + 1_000_000
+            await store.emit("round", key: "order-\(n)", after: #"{"n": \#(n)}"#)
+        }
+        var configuration = Self.configuration()
+        configuration.batchSize = 8
+        configuration.concurrency = 2
+        for n in 1...200 { await store.emit("round", key: "order-\(n)", after: #"{"n": \#(n)}"#) }
+        await store.emit("bookkeeping", numbered: 1...10)
+        let registered = registry
+        try await Self.withRuntime(store: store, registry: registered, configuration: configuration) {
+            var seen: Set<Int> = []
+            for await n in othersDone.stream {
+                seen.insert(n)
+                if seen.count == 10 { break }
+            }
+        }
+        // Urgent ones still went first: at least three for each of the others.
+        #expect(urgentRuns.value >= 30, "\(urgentRuns.value) urgent deliveries ran")
+    }
+
     @Test("slow handlers get a lane each, one lane start delay after another, up to the concurrency")
     func slowHandlersScaleOut() async throws {
         let store = InMemoryOutboxStore()
