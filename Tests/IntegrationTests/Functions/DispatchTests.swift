@@ -1,5 +1,4 @@
 import Foundation
-import Functions
 import FunctionsTesting
 import HyperTrackAPI
 import LocalStack
@@ -7,6 +6,8 @@ import NIOHTTP1
 import PostgresNIO
 import Testing
 import TriggerRuntime
+
+@testable import Functions
 
 /// Dispatch in time on a real database and worker: rounds, the window, declines, expiry, stale and future-dated
 /// positions, device status and drivers coming online. The clock is moved, never waited for: ``fastForward(_:by:)``
@@ -237,6 +238,20 @@ struct DispatchTests {
             #expect(
                 try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider.token)
                     .json["drivers"].arrayValue.isEmpty
+            )
+            // With no position fresh anywhere, the search does not walk the nearest positions at all.
+            var explain = DriverSearchSQL.nearest(
+                latitude: 52.52, longitude: 13.405, radius: 5000, limit: 5,
+                search: DriverSearch(maxPositionAge: .seconds(Self.maxPositionAge))
+            )
+            explain.sql = "EXPLAIN (ANALYZE, COSTS OFF) " + explain.sql
+            var plan: [String] = []
+            for try await line in try await h.client.query(explain, logger: BackendHarness.logger).decode(String.self) {
+                plan.append(line)
+            }
+            #expect(
+                plan.contains { $0.contains("Function Scan on nearest_dispatchable_drivers") && $0.contains("never executed") },
+                "\(plan.joined(separator: "\n"))"
             )
             try await Self.position(h, "DEV-1", north: 300, at: Date().addingTimeInterval(3600))
             try await h.eventually("the future-dated position is recorded as of now") {
