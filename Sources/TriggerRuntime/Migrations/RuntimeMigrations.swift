@@ -16,6 +16,7 @@ extension TriggerRuntime {
             Migration(group: migrationGroup, name: "0006_row_filters", statements: RuntimeSchema.rowFilters),
             Migration(group: migrationGroup, name: "0007_chain_holds", statements: RuntimeSchema.chainHolds),
             Migration(group: migrationGroup, name: "0008_claim_per_function", statements: RuntimeSchema.claimPerFunction),
+            Migration(group: migrationGroup, name: "0009_claim_probes_chains", statements: RuntimeSchema.probingChains),
         ]
     }
 }

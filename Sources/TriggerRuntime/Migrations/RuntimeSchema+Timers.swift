@@ -94,10 +94,15 @@ extension RuntimeSchema {
         claimFunction(holdingChains: false),
     ]
 
-    /// The claim of migrations 0005, 0007 and 0008 (`holdingChains`: the leased heads' later deliveries wait with
-    /// them; `perFunction`: each function's due deliveries are found in its own range of an index, 0008).
-    static func claimFunction(holdingChains: Bool, perFunction: Bool = false) -> String {
-        let pick = perFunction ? pickHeadsPerFunction : pickHeads
+    /// The claim of migrations 0005, 0007, 0008 and 0009 (`holdingChains`: the leased heads' later deliveries wait
+    /// with them; `perFunction`: each function's due deliveries are found in its own range of an index, 0008;
+    /// `probingChains`: each candidate's chain is probed on its own, 0009).
+    static func claimFunction(holdingChains: Bool, perFunction: Bool = false, probingChains: Bool = false) -> String {
+        func pick(_ limit: String, _ excluding: String?) -> String {
+            perFunction
+                ? Self.pickHeadsPerFunction(limit, excluding, probingChains: probingChains)
+                : Self.pickHeads(limit, excluding)
+        }
         let lease = """
             UPDATE trigger_runtime.deliveries d
             SET attempt = d.attempt + 1, lease_owner = p_owner, lease_token = gen_random_uuid(),
