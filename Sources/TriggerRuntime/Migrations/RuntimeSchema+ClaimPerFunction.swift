@@ -43,6 +43,12 @@ extension RuntimeSchema {
     /// being turned into a join (PostgreSQL does not pull up an `EXISTS` with an `OFFSET`), so it runs per candidate
     /// with the candidate's function, document and id as its index condition: on that run's database afterwards,
     /// 162 buffers and 1.1 ms for the same pick.
+    ///
+    /// **Due timers are promoted at every claim**, before the pick, not only when the pick came back short. In the
+    /// next 10-minute run (with the probe) the `NEW` orders' `dispatchWindow` timers (normal priority) were five
+    /// minutes overdue and not one had fired: the other functions' claim was always full (2,867 `onTripWebhook`
+    /// deliveries waiting), so the timers never became deliveries, and orders that no driver could take were
+    /// never cancelled. Promoted, a timer's delivery takes its place among the others (in `run_after` order).
     static let probingChains: [String] = [
         claimFunction(holdingChains: true, perFunction: true, probingChains: true)
     ]

@@ -124,18 +124,38 @@ extension RuntimeSchema {
                 picked bigint[];
             BEGIN
                 PERFORM set_config('synchronous_commit', 'off', true);
-                picked := ARRAY(\(pick("p_limit", nil)));
-                IF cardinality(picked) < p_limit AND EXISTS (
-                    SELECT FROM trigger_runtime.timers t WHERE t.due_at <= now() AND t.function_name = ANY (p_functions))
-                THEN
-                    PERFORM trigger_runtime.promote_timers(p_functions, 1000, now());
-                    picked := picked || ARRAY(\(pick("p_limit - cardinality(picked)", "picked")));
-                END IF;
+                \(probingChains ? promoteFirst(pick("p_limit", nil)) : promoteWhenShort(pick))
                 RETURN QUERY
                 \(returned);
             END
             $$
             """
+    }
+
+    /// The claim's pick before migration 0009: due timers were promoted only when the pick came back short.
+    private static func promoteWhenShort(_ pick: (String, String?) -> String) -> String {
+        """
+        picked := ARRAY(\(pick("p_limit", nil)));
+            IF cardinality(picked) < p_limit AND EXISTS (
+                SELECT FROM trigger_runtime.timers t WHERE t.due_at <= now() AND t.function_name = ANY (p_functions))
+            THEN
+                PERFORM trigger_runtime.promote_timers(p_functions, 1000, now());
+                picked := picked || ARRAY(\(pick("p_limit - cardinality(picked)", "picked")));
+            END IF;
+        """
+    }
+
+    /// The claim's pick from migration 0009: due timers are promoted first, then join the pick in their turn (see
+    /// ``probingChains``).
+    private static func promoteFirst(_ pick: String) -> String {
+        """
+        IF EXISTS (
+                SELECT FROM trigger_runtime.timers t WHERE t.due_at <= now() AND t.function_name = ANY (p_functions))
+            THEN
+                PERFORM trigger_runtime.promote_timers(p_functions, 1000, now());
+            END IF;
+            picked := ARRAY(\(pick));
+        """
     }
 
     /// The order rule for a candidate delivery `c`: no earlier delivery of its (function, document) chain is ready.

@@ -282,6 +282,38 @@ struct TimerTests {
         }
     }
 
+    @Test("a due timer is promoted by a claim that other deliveries fill (migration 0009)")
+    func promotedUnderBacklog() async throws {
+        let fired = Observations<Fired>()
+        var registry = Self.registry(fired)
+        registry.register("bulk", on: .create("items"), as: Item.self) { _, _ in }
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            try await client.query(
+                "INSERT INTO items (id, name, value) SELECT g, 'x', 0 FROM generate_series(1, 100) g")
+            try await client.query(
+                """
+                INSERT INTO trigger_runtime.timers (function_name, document_key, timer_key, due_at)
+                VALUES ('ring', 'window', 'k', now() - interval '1 minute')
+                """)
+            // A claim of 8 with 100 deliveries due: full without the timer. Before 0009 the timer waited for a claim
+            // that came back short, which a backlog that never shrinks never gives (the 16th session's 10-minute
+            // run: no dispatch window fired).
+            let claimed = try await client.withConnection { connection in
+                let rows = try await connection.query(
+                    "SELECT function_name FROM trigger_runtime.claim(ARRAY['bulk', 'ring'], 8, 'probe', 30)",
+                    logger: logger)
+                var names: [String] = []
+                for try await name in rows.decode(String.self) { names.append(name) }
+                return names
+            }
+            #expect(claimed.count == 8)
+            #expect(try await Self.count(client, "timers") == 0, "the due timer became a delivery")
+            #expect(try await RuntimeHarness.count(
+                client, "SELECT count(*) FROM trigger_runtime.deliveries WHERE function_name = 'ring' AND status = 'ready'") == 1)
+        }
+    }
+
     @Test("two workers promote and run 600 due timers (4 per document): each exactly once")
     func exactlyOnceAcrossWorkers() async throws {
         let fired = Observations<Fired>()
