@@ -26,6 +26,45 @@ struct WebhookBatchTests {
         }
     }
 
+    @Test("with a batch size, phones placed between two steps share deliveries up to the size, in placement order")
+    func joined() async throws {
+        try await withEmulator(configure: {
+            quiet(&$0)
+            $0.options.webhookBatchSize = 7
+        }) { emulator, client, receiver in
+            var webhooks = receiver.stream.makeAsyncIterator()
+            for index in 0..<5 {
+                await emulator.registerDevice(id: "D\(index)", longitude: 13.4, latitude: 52.5, tracking: true)
+            }
+            try await client.advance(0)
+            let log = await emulator.webhookDeliveries()
+            // Two events a phone (status and location): three phones fill 6 of 7, the fourth starts a delivery.
+            #expect(log.map(\.eventTypes.count) == [6, 4])
+            let received = await webhooks.next(log.count)
+            let devices = received.flatMap { $0.events.compactMap { $0["device_id"] as? String } }
+            #expect(devices == (0..<5).flatMap { ["D\($0)", "D\($0)"] }, "every event, in order, signed as one body")
+        }
+    }
+
+    @Test("a delivery a fault touched is not joined: duplicated first reports stay two deliveries of their own")
+    func faultedNotJoined() async throws {
+        try await withEmulator(configure: {
+            quiet(&$0)
+            $0.options.webhookBatchSize = 100
+        }) { emulator, client, receiver in
+            var webhooks = receiver.stream.makeAsyncIterator()
+            await emulator.registerDevice(id: "D0", longitude: 13.4, latitude: 52.5, tracking: true)
+            try await emulator.addFault(.duplicateWebhooks(count: 1))
+            await emulator.registerDevice(id: "D1", longitude: 13.4, latitude: 52.5, tracking: true)
+            await emulator.registerDevice(id: "D2", longitude: 13.4, latitude: 52.5, tracking: true)
+            try await client.advance(0)
+            let log = await emulator.webhookDeliveries()
+            let received = await webhooks.next(log.count)
+            let devices = received.map { Set($0.events.compactMap { $0["device_id"] as? String }) }
+            #expect(devices == [["D0"], ["D1"], ["D1"], ["D2"]], "D0 alone, D1 twice, D2 not joined to a duplicate")
+        }
+    }
+
     @Test("webhookConcurrency 4: a step's deliveries go out four at a time, never more, and are logged in order")
     func concurrentDeliveries() async throws {
         try await withEmulator(configure: {

@@ -95,8 +95,10 @@ extension HyperTrackEmulator {
         /// stopped where the backend expects it), and so do the 1-second locations around an injected manoeuvre.
         /// Rounded up to ``tickInterval`` like the still devices' interval.
         public var movingReportInterval: Double?
-        /// The most events one webhook delivery carries; a step with more sends several, in order. Default `nil`:
-        /// one delivery per step, however many devices reported (a city of 10,000 phones would post megabytes).
+        /// The most events one webhook delivery carries; a step with more sends several, in order. With a size,
+        /// the reports that API calls make at once (a phone starting to track) share deliveries up to it too,
+        /// instead of one delivery per call. Default `nil`: one delivery per step, however many devices reported (a
+        /// city of 10,000 phones would post megabytes), and one per such call.
         public var webhookBatchSize: Int?
         /// How many of a step's deliveries are in flight at once. Default 1: one after another, in order, which tests
         /// rely on. HyperTrack's own order and concurrency are unknown (a backend must cope with any order); a load

@@ -162,6 +162,11 @@ public struct CitySimulation: Sendable {
             try await activity.during("set-up: the drivers' first positions") {
                 try await self.awaitPositions(of: driverSessions.map(\.userID), within: c.setupDeadline)
             }
+            if c.clockStep > 0 {
+                try await activity.during("set-up: the emulated clock catching up with real time") {
+                    try await self.awaitClock(emulator, within: c.setupDeadline)
+                }
+            }
             let sampler = SimulationSampler()
             let before = try await activity.during("set-up: the baseline") {
                 try await self.baseline(emulator: emulator)

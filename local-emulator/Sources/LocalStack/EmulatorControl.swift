@@ -37,6 +37,17 @@ struct EmulatorControl: Sendable {
         }
     }
 
+    /// The emulated time now (`GET /_emulator/clock`).
+    func now() async throws -> Date {
+        let reply = try await self.http.expect(200, .GET, "/_emulator/clock")
+        let text = reply["now"].stringValue ?? ""
+        do {
+            return try Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)
+        } catch {
+            throw LocalStackError.unexpectedReply("GET /_emulator/clock: no time in \(reply)")
+        }
+    }
+
     /// The webhook acknowledgement round trips the emulator timed (real milliseconds, send to reply), from index
     /// `after` on, and how many it timed in all (so a later call can ask for only what came since).
     func roundTrips(after: Int = 0) async throws -> (total: Int, milliseconds: [Double]) {

@@ -1,9 +1,11 @@
 import Foundation
 
 extension Engine {
-    /// Turns events produced now into one delivery (a JSON array), applying webhook faults. A rule limited to an
-    /// event type takes only those events out of a mixed delivery (they travel in a delivery of their own, after the
-    /// rest, and meet the fault), so "drop every trip webhook" still delivers the locations of the same step.
+    /// Turns events produced now into one delivery (a JSON array), applying webhook faults; with a batch size, they
+    /// join the delivery of this instant scheduled just before them while it has room, unless a fault touched
+    /// either (`WebhookQueue.join`). A rule limited to an event type takes only those events out of a mixed delivery
+    /// (they travel in a delivery of their own, after the rest, and meet the fault), so "drop every trip webhook"
+    /// still delivers the locations of the same step.
     func enqueueEvents(_ events: [JSON]) {
         guard !events.isEmpty else { return }
         let types = events.compactMap { $0["type"]?.stringValue }
@@ -14,7 +16,15 @@ extension Engine {
             return
         }
         guard let rule = faults.webhookFault(eventTypes: types, now: now) else {
-            webhooks.schedule(pendingAttempt(events))
+            // With a batch size, events of this instant join the delivery before them while it has room.
+            var attempt = pendingAttempt(events)
+            if let size = options.webhookBatchSize, size > 0 {
+                if webhooks.join(attempt.body, eventCount: events.count, types: types, dueAt: now, limit: size) {
+                    return
+                }
+                attempt.joinable = true
+            }
+            webhooks.schedule(attempt)
             return
         }
         var affected = events
@@ -53,8 +63,13 @@ extension Engine {
     /// A first attempt at delivering `events` now, under a new message id.
     func pendingAttempt(_ events: [JSON]) -> PendingAttempt {
         PendingAttempt(
-            messageID: webhooks.random.uuid(), body: JSON.array(events).bytes,
-            eventTypes: events.compactMap { $0["type"]?.stringValue }, attempt: 1, dueAt: now)
+            messageID: webhooks.random.uuid(),
+            body: JSON.array(events).bytes,
+            eventTypes: events.compactMap { $0["type"]?.stringValue },
+            attempt: 1,
+            dueAt: now,
+            eventCount: events.count
+        )
     }
 
     /// Moves to the next moment with work (a tick or a due attempt) not after `target`: runs the tick if due and

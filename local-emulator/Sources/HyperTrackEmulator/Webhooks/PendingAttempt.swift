@@ -7,4 +7,9 @@ struct PendingAttempt: Sendable {
     var eventTypes: [String]
     var attempt: Int
     var dueAt: Date
+    /// Events in `body`.
+    var eventCount: Int
+    /// A first attempt that no fault touched: events produced at the same instant may join it, up to the batch
+    /// size (``WebhookQueue/join(_:eventCount:types:dueAt:limit:)``).
+    var joinable = false
 }
