@@ -11,8 +11,11 @@ import TriggerRuntime
 public struct AnalyzeTrip: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "analyzeTrip"
-    /// Fires when a leg's `status` changes.
-    public static var trigger: Trigger { .update("order_legs", columns: ["status"]) }
+    /// Fires when a leg's `status` changes to `completed`, the only change it acts on (the change to `completing`
+    /// was half its deliveries, each claimed and run for nothing).
+    public static var trigger: Trigger {
+        .update("order_legs", columns: ["status"]).matching(#"$.status == "\#(LegStatus.completed.rawValue)""#)
+    }
 
     private let trips: Backend.Configuration.Trips
 

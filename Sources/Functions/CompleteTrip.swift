@@ -10,8 +10,11 @@ import TriggerRuntime
 public struct CompleteTrip: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "completeTrip"
-    /// Fires when a leg's `status` changes.
-    public static var trigger: Trigger { .update("order_legs", columns: ["status"]) }
+    /// Fires when a leg's `status` changes to `completing`, the only change it acts on (a leg's other change, to
+    /// `completed`, was half its deliveries, each claimed and run for nothing).
+    public static var trigger: Trigger {
+        .update("order_legs", columns: ["status"]).matching(#"$.status == "\#(LegStatus.completing.rawValue)""#)
+    }
     /// Survives an hour of HyperTrack outage (``FunctionOptions/hyperTrackCalls``): it retries nothing but one
     /// idempotent call.
     public static var options: FunctionOptions { .hyperTrackCalls }

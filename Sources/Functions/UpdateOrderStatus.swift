@@ -16,8 +16,20 @@ import TriggerRuntime
 public struct UpdateOrderStatus: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "updateOrderStatus"
-    /// Fires when an order's `status` changes.
-    public static var trigger: Trigger { .update("orders", columns: ["status"]) }
+    /// Fires when an order's `status` changes to one of ``actingOn``.
+    public static var trigger: Trigger {
+        .update("orders", columns: ["status"])
+            .matching(Self.actingOn.map { #"$.status == "\#($0.rawValue)""# }.joined(separator: " || "))
+    }
+    /// The statuses whose arrival this function acts on (see ``handle(_:context:)``): the trigger fires for no
+    /// other. Leaving `NEW` (which cancels the dispatch timers) goes to `ACCEPTED` or `CANCELLED`, both here.
+    ///
+    /// **Why.** Half of a ride's eight transitions need nothing (`ACCEPTED → PICKING_UP`, `PICKING_UP →
+    /// REACHED_PICKUP`, `STARTED_RIDE → DROPPING_OFF`, `DROPPING_OFF → REACHED_DROPOFF`), yet each was a delivery:
+    /// captured with both rows, claimed, run in a savepoint and logged done. In the 17th session's 4,000-ride run
+    /// this function had 25,088 deliveries, a lag p50 of 7.2 s and most of the worker's backlog. A test runs every
+    /// legal transition to a status not listed and checks that it does nothing.
+    public static let actingOn: [OrderStatus] = [.accepted, .startedRide, .completed, .cancelled]
     /// Creates trips: survives an hour of HyperTrack outage (``FunctionOptions/hyperTrackCalls``).
     public static var options: FunctionOptions { .hyperTrackCalls }
 

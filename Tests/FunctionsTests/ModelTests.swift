@@ -91,11 +91,22 @@ struct ModelTests {
             registry.function(named: "offerWaitingOrders")?.trigger
                 == .update("users", columns: ["available", "device_status"])
         )
-        #expect(registry.function(named: "analyzeTrip")?.trigger == .update("order_legs", columns: ["status"]))
-        #expect(registry.function(named: "updateOrderStatus")?.trigger == .update("orders", columns: ["status"]))
+        #expect(
+            registry.function(named: "analyzeTrip")?.trigger
+                == .update("order_legs", columns: ["status"]).matching(#"$.status == "completed""#)
+        )
+        #expect(
+            registry.function(named: "updateOrderStatus")?.trigger
+                == .update("orders", columns: ["status"]).matching(
+                    #"$.status == "ACCEPTED" || $.status == "STARTED_RIDE" || $.status == "COMPLETED" || $.status == "CANCELLED""#
+                )
+        )
         #expect(registry.function(named: "dispatchRound")?.kind == .timer)
         #expect(registry.function(named: "dispatchWindow")?.kind == .timer)
-        #expect(registry.function(named: "completeTrip")?.trigger == .update("order_legs", columns: ["status"]))
+        #expect(
+            registry.function(named: "completeTrip")?.trigger
+                == .update("order_legs", columns: ["status"]).matching(#"$.status == "completing""#)
+        )
         #expect(
             registry.function(named: "onTripWebhook")?.trigger
                 == Trigger.create("webhook_events", keyColumn: "ordering_key").matching(#"$.type != "location" && $.type != "device_status""#)
