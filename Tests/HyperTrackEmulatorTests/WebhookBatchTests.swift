@@ -4,6 +4,13 @@ import Testing
 
 @Suite("Webhook batching, round-trip timings and the bounded log", .timeLimit(.minutes(2)))
 struct WebhookBatchTests {
+    /// Places phones `D0`, `D1`, … at one spot, tracking, between two steps (each reports at once).
+    static func placePhones(_ count: Int, on emulator: HyperTrackEmulator) async {
+        for index in 0..<count {
+            await emulator.registerDevice(id: "D\(index)", longitude: 13.4, latitude: 52.5, tracking: true)
+        }
+    }
+
     @Test(
         "with webhookBatchSize 2, five phones placed in one step arrive as deliveries of at most 2 events, all of them"
     )
@@ -13,9 +20,7 @@ struct WebhookBatchTests {
             $0.options.webhookBatchSize = 2
         }) { emulator, client, receiver in
             var webhooks = receiver.stream.makeAsyncIterator()
-            for index in 0..<5 {
-                await emulator.registerDevice(id: "D\(index)", longitude: 13.4, latitude: 52.5, tracking: true)
-            }
+            await Self.placePhones(5, on: emulator)
             try await client.advance(0)
             let log = await emulator.webhookDeliveries()
             let received = await webhooks.next(log.count)
@@ -33,9 +38,7 @@ struct WebhookBatchTests {
             $0.options.webhookBatchSize = 7
         }) { emulator, client, receiver in
             var webhooks = receiver.stream.makeAsyncIterator()
-            for index in 0..<5 {
-                await emulator.registerDevice(id: "D\(index)", longitude: 13.4, latitude: 52.5, tracking: true)
-            }
+            await Self.placePhones(5, on: emulator)
             try await client.advance(0)
             let log = await emulator.webhookDeliveries()
             // Two events a phone (status and location): three phones fill 6 of 7, the fourth starts a delivery.
@@ -78,9 +81,7 @@ struct WebhookBatchTests {
             // Each request is answered only once four are in flight: with one at a time the step would never end
             // (the test's time limit).
             await receiver.script.hold(untilInFlight: 4)
-            for index in 0..<8 {
-                await emulator.registerDevice(id: "D\(index)", longitude: 13.4, latitude: 52.5, tracking: true)
-            }
+            await Self.placePhones(8, on: emulator)
             try await client.advance(0)
             let log = await emulator.webhookDeliveries()
             #expect(log.count == 8, "8 phones' first reports (status and location each), 2 events a delivery")
@@ -141,9 +142,7 @@ struct WebhookBatchTests {
             $0.options.webhookBatchSize = 1
             $0.options.webhookLogLimit = 4
         }) { emulator, client, _ in
-            for index in 0..<10 {
-                await emulator.registerDevice(id: "D\(index)", longitude: 13.4, latitude: 52.5, tracking: true)
-            }
+            await Self.placePhones(10, on: emulator)
             // The advance returns once every attempt it made was answered.
             try await client.advance(0)
             let total = try await client.get("/_emulator/webhooks/round-trips").object["total"] as? Double
