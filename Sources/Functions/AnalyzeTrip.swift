@@ -14,7 +14,7 @@ public struct AnalyzeTrip: TriggerFunction {
     /// Fires when a leg's `status` changes to `completed`, the only change it acts on (the change to `completing`
     /// was half its deliveries, each claimed and run for nothing).
     public static var trigger: Trigger {
-        .update("order_legs", columns: ["status"]).matching(#"$.status == "\#(LegStatus.completed.rawValue)""#)
+        .update("order_legs", columns: ["status"]).matching("status", in: [LegStatus.completed.rawValue])
     }
 
     private let trips: Backend.Configuration.Trips

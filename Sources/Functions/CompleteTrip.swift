@@ -13,7 +13,7 @@ public struct CompleteTrip: TriggerFunction {
     /// Fires when a leg's `status` changes to `completing`, the only change it acts on (a leg's other change, to
     /// `completed`, was half its deliveries, each claimed and run for nothing).
     public static var trigger: Trigger {
-        .update("order_legs", columns: ["status"]).matching(#"$.status == "\#(LegStatus.completing.rawValue)""#)
+        .update("order_legs", columns: ["status"]).matching("status", in: [LegStatus.completing.rawValue])
     }
     /// Survives an hour of HyperTrack outage (``FunctionOptions/hyperTrackCalls``): it retries nothing but one
     /// idempotent call.

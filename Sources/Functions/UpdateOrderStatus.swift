@@ -18,8 +18,7 @@ public struct UpdateOrderStatus: TriggerFunction {
     public static let name: FunctionName = "updateOrderStatus"
     /// Fires when an order's `status` changes to one of ``actingOn``.
     public static var trigger: Trigger {
-        .update("orders", columns: ["status"])
-            .matching(Self.actingOn.map { #"$.status == "\#($0.rawValue)""# }.joined(separator: " || "))
+        .update("orders", columns: ["status"]).matching("status", in: Self.actingOn.map(\.rawValue))
     }
     /// The statuses whose arrival this function acts on (see ``handle(_:context:)``): the trigger fires for no
     /// other. Leaving `NEW` (which cancels the dispatch timers) goes to `ACCEPTED` or `CANCELLED`, both here.

@@ -47,6 +47,22 @@ public struct Trigger: Sendable, Hashable {
         return trigger
     }
 
+    /// This trigger, firing only for rows whose `column` (a plain identifier) holds one of `values`: the ``filter``
+    /// `$.column == "a" || $.column == "b"`, each value quoted as a JSON string. For functions that act on a few
+    /// values of a status, so the statuses they skip cost no delivery.
+    public func matching(_ column: String, in values: [String]) -> Trigger {
+        precondition(!values.isEmpty, "a filter on \(column) needs at least one value")
+        func quoted(_ value: String) -> String {
+            var text = "\""
+            for character in value {
+                if character == "\\" || character == "\"" { text.append("\\") }
+                text.append(character)
+            }
+            return text + "\""
+        }
+        return self.matching(values.map { "$.\(column) == \(quoted($0))" }.joined(separator: " || "))
+    }
+
     /// Fires on inserts into `table`.
     public static func create(_ table: String, keyColumn: String = "id") -> Trigger {
         Trigger(table: table, operations: [.create], keyColumn: keyColumn)

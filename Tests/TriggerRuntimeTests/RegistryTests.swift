@@ -5,6 +5,13 @@ import TriggerRuntime
 
 @Suite("Function registry")
 struct RegistryTests {
+    @Test("matching(_:in:) is one equality per value, each quoted as a JSON string")
+    func matchingValues() {
+        let trigger = Trigger.update("orders", columns: ["status"]).matching("status", in: ["NEW", #"a"b\c"#])
+        #expect(trigger.filter == #"$.status == "NEW" || $.status == "a\"b\\c""#)
+        #expect(trigger.columns == ["status"])
+    }
+
     struct Order: Decodable, Sendable, Equatable {
         var id: Int
         var status: String
