@@ -37,6 +37,33 @@ struct SimulationMeasurementTests {
         #expect(Percentiles([]).text == "no samples")
     }
 
+    @Test("errors are counted by kind: ids and numbers masked, so one failure by the thousand is one line")
+    func errorKinds() {
+        let recorder = SimulationRecorder()
+        recorder.error("GET /v1/orders/{id}: 503 {\"detail\":\"pool 12 of 40 busy\"}")
+        recorder.error("GET /v1/orders/{id}: 503 {\"detail\":\"pool 40 of 40 busy\"}")
+        recorder.error("start 9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d: 500 {}")
+        recorder.error("start ab1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d: 500 {}")
+        recorder.bookingFailed("booking 17: HTTPClientError.deadlineExceeded")
+        let state = recorder.snapshot
+        #expect(state.errors == 5)
+        #expect(state.bookingsFailed == 1)
+        #expect(
+            state.errorKinds == [
+                "GET /v1/orders/{id}: # {\"detail\":\"pool # of # busy\"}": 2,
+                "start #: # {}": 2,
+                "booking #: HTTPClientError.deadlineExceeded": 1,
+            ]
+        )
+        #expect(SimulationRecorder.kind(of: String(repeating: "x", count: 500)).count == 160)
+        let line = CitySimulation.newErrors(
+            now: ["a": 5, "b": 1, "c": 7, "d": 2, "e": 1],
+            before: ["a": 5, "b": 0, "c": 3]
+        )
+        #expect(line == "        new errors: 4 × c; 2 × d; 1 × b; 1 other kinds")
+        #expect(CitySimulation.newErrors(now: ["a": 5], before: ["a": 5]) == nil)
+    }
+
     @Test("the plot is SVG whose line runs from the first sample to the last, scaled to the axes, title escaped")
     func plot() throws {
         let svg = PendingPlot.svg(

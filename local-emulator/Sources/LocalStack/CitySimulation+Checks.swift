@@ -55,8 +55,10 @@ extension CitySimulation {
     func watch(from start: ContinuousClock.Instant) async throws -> (orders: [String], allFinal: Bool) {
         let c = self.configuration
         var lastLine = start
+        var lastFailureLine: ContinuousClock.Instant?
         // Requests of the set-up (sign-ins) are not the rides' requests per second.
         let requestsBefore = self.recorder.snapshot.routes.values.reduce(0) { $0 + $1.count }
+        var kindsAtLastLine = self.recorder.snapshot.errorKinds
         while true {
             let measured = self.recorder.snapshot
             let orders = Array(measured.bookedAt.keys)
@@ -64,8 +66,16 @@ extension CitySimulation {
             do {
                 statuses = try await self.statuses(of: orders)
             } catch {
-                // The database is away (PostgreSQL restarted under chaos): ask again at the next poll.
+                // The database is away (PostgreSQL restarted under chaos): ask again at the next poll, saying so
+                // once per progress interval (a run whose reads kept failing once went silent until its deadline).
                 guard !Task.isCancelled, ContinuousClock.now - start < c.deadline else { throw error }
+                if lastFailureLine.map({ ContinuousClock.now - $0 >= c.progressInterval }) ?? true {
+                    lastFailureLine = ContinuousClock.now
+                    self.say(
+                        String(format: "[%5.0f s] ", Self.seconds(ContinuousClock.now - start))
+                            + "the rides' statuses could not be read (asking again): \(String(reflecting: error))"
+                    )
+                }
                 try await Task.sleep(for: .milliseconds(500))
                 continue
             }
@@ -93,6 +103,8 @@ extension CitySimulation {
                         measured.errors
                     )
                 )
+                if let line = Self.newErrors(now: measured.errorKinds, before: kindsAtLastLine) { self.say(line) }
+                kindsAtLastLine = measured.errorKinds
             }
             if answered && final == orders.count { return (orders, true) }
             if over {
@@ -102,6 +114,17 @@ extension CitySimulation {
             // The progress poll's clock: the rides' ends are other processes' writes, which signal nothing here.
             try await Task.sleep(for: .milliseconds(500))
         }
+    }
+
+    /// The errors counted since the last progress line, the three most frequent kinds first; `nil` when none.
+    static func newErrors(now: [String: Int], before: [String: Int]) -> String? {
+        let grown = now.compactMap { kind, count in
+            count > before[kind, default: 0] ? (kind: kind, count: count - before[kind, default: 0]) : nil
+        }
+        guard !grown.isEmpty else { return nil }
+        let top = grown.sorted { ($0.count, $1.kind) > ($1.count, $0.kind) }.prefix(3)
+        return "        new errors: " + top.map { "\($0.count) × \($0.kind)" }.joined(separator: "; ")
+            + (grown.count > 3 ? "; \(grown.count - 3) other kinds" : "")
     }
 
     /// The booked orders' statuses and how many have each.

@@ -114,7 +114,12 @@ extension CitySimulation {
             for invariant in self.invariants {
                 lines.append("- \(invariant.count == 0 ? "0" : "**\(invariant.count)**"): \(invariant.name)")
             }
-            if let last = self.measured.lastError { lines.append("- last error: \(last)") }
+            if let last = self.measured.lastError {
+                lines.append("- last error: \(last)")
+                let kinds = self.measured.errorKinds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+                for (kind, count) in kinds.prefix(5) { lines.append("- \(count) errors: \(kind)") }
+                if kinds.count > 5 { lines.append("- and \(kinds.count - 5) other kinds of error") }
+            }
             if !self.unfinished.isEmpty {
                 lines.append("")
                 lines.append("Rides that did not end (at most five, oldest change first):")

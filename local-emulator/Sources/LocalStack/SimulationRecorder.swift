@@ -9,6 +9,8 @@ final class SimulationRecorder: Sendable {
         var routes: [String: [Double]] = [:]
         var errors = 0
         var lastError: String?
+        /// Errors by their kind (``SimulationRecorder/kind(of:)``): what a run that failed by the thousand failed on.
+        var errorKinds: [String: Int] = [:]
         /// When the rider sent each booking, by order id (known once the reply came).
         var bookedAt: [String: ContinuousClock.Instant] = [:]
         /// When a driver first saw each order among its offers.
@@ -33,7 +35,18 @@ final class SimulationRecorder: Sendable {
         self.state.withLock {
             $0.errors += 1
             $0.lastError = description
+            $0.errorKinds[Self.kind(of: description), default: 0] += 1
         }
+    }
+
+    /// An error's description with what differs between instances of one failure (numbers, ids, phones) replaced
+    /// by `#`, and cut at 160 characters: the 17th session's 10-minute run counted 3,594 errors in 30 s and kept
+    /// only the last one's text, so what failed stayed unknown.
+    static func kind(of description: String) -> String {
+        var kind = String(description.prefix(400))
+        kind.replace(/[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}/, with: "#")
+        kind.replace(/\b[0-9]+(\.[0-9]+)?\b/, with: "#")
+        return String(kind.prefix(160))
     }
 
     func booked(_ order: String, at instant: ContinuousClock.Instant) {
@@ -53,11 +66,8 @@ final class SimulationRecorder: Sendable {
     }
 
     func bookingFailed(_ description: String) {
-        self.state.withLock {
-            $0.bookingsFailed += 1
-            $0.errors += 1
-            $0.lastError = description
-        }
+        self.state.withLock { $0.bookingsFailed += 1 }
+        self.error(description)
     }
 
     /// A driver's stream is open (counted once per driver).
