@@ -32,7 +32,8 @@ public struct Backend: Sendable {
             FunctionBinding(UpdateOrderStatus.self), FunctionBinding(DeleteOrder.self),
             FunctionBinding(OnTripWebhook.self), FunctionBinding(CompleteTrip.self),
             FunctionBinding(DispatchOrder.self), FunctionBinding(RegisterDriverDevice.self),
-            FunctionBinding(OfferWaitingOrders.self), FunctionBinding(DispatchRound.self),
+            FunctionBinding(OfferWaitingOrders.self), FunctionBinding(OfferWaitingOrdersAfterRide.self),
+            FunctionBinding(DispatchRound.self),
             FunctionBinding(DispatchWindow.self), FunctionBinding(ReplayWebhookEvent.self),
             FunctionBinding(PruneWebhookEvents.self), FunctionBinding(ReconcileTrips.self),
             FunctionBinding(AnalyzeTrip.self), FunctionBinding(PruneAccounts.self),
@@ -45,8 +46,8 @@ public struct Backend: Sendable {
     ///   - tracking: HyperTrack (the real client, the emulator's, or a fake).
     ///   - stores: Where the functions' store comes from; `.postgres` (the delivery's transaction) by default.
     /// - Returns: `updateOrderStatus`, `deleteOrder`, `onTripWebhook`, `completeTrip`, `dispatchOrder`,
-    ///   `registerDriverDevice`, `offerWaitingOrders`, `analyzeTrip`, the timer functions `dispatchRound`,
-    ///   `dispatchWindow` and `replayWebhookEvent`, and the scheduled `pruneWebhookEvents`, `reconcileTrips` and
+    ///   `registerDriverDevice`, `offerWaitingOrders`, `offerWaitingOrdersAfterRide`, `analyzeTrip`, the timer
+    ///   functions `dispatchRound`, `dispatchWindow` and `replayWebhookEvent`, and the scheduled `pruneWebhookEvents`, `reconcileTrips` and
     ///   `pruneAccounts` and `pruneOrderEvents`.
     public func registry(
         tracking: some TripTracking,
@@ -96,6 +97,7 @@ public struct Backend: Sendable {
         )
         registry.register(RegisterDriverDevice(tracking: tracking))
         registry.register(OfferWaitingOrders(stores: stores, settings: configuration.dispatch))
+        registry.register(OfferWaitingOrdersAfterRide(stores: stores, settings: configuration.dispatch))
         registry.register(
             DispatchRound(tracking: tracking, stores: stores, timers: timers, settings: configuration.dispatch)
         )

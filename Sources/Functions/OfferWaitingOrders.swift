@@ -36,20 +36,32 @@ public struct OfferWaitingOrders: TriggerFunction {
         }
         guard after.isDispatchable, change.before?.isDispatchable != true else { return }
         let store = try self.stores.store(for: context)
-        let orders = try await store.waitingOrders(
-            forDriver: after.id,
-            radius: self.settings.maxRadius,
-            limit: Self.maximumOffers,
-            search: DriverSearch(maxPositionAge: self.settings.maxPositionAge)
-        )
-        for order in orders {
-            try await store.recordOffers(orderID: order, driverIDs: [after.id], round: nil, ttl: self.settings.offerTTL)
-        }
+        let orders = try await Self.offer(to: after.id, store: store, settings: self.settings)
         if !orders.isEmpty {
             context.logger.info(
                 "waiting orders offered to a driver who came online",
                 metadata: ["driver_id": "\(after.id)", "orders": "\(orders.count)"]
             )
         }
+    }
+
+    /// Offers `driverID` the `NEW` orders waiting within the widest radius that were not offered to them yet, at most
+    /// ``maximumOffers``, nearest pickup first, each in its order's current round. None when the driver is not
+    /// dispatchable (the store's search checks it, with a fresh position). Returns the orders offered.
+    static func offer(
+        to driverID: UUID,
+        store: any RideStore,
+        settings: Backend.Configuration.Dispatch
+    ) async throws -> [UUID] {
+        let orders = try await store.waitingOrders(
+            forDriver: driverID,
+            radius: settings.maxRadius,
+            limit: Self.maximumOffers,
+            search: DriverSearch(maxPositionAge: settings.maxPositionAge)
+        )
+        for order in orders {
+            try await store.recordOffers(orderID: order, driverIDs: [driverID], round: nil, ttl: settings.offerTTL)
+        }
+        return orders
     }
 }

@@ -5,8 +5,8 @@ import HyperTrackAPI
 import Testing
 import TriggerRuntime
 
-/// Dispatch as a loop in time, in memory: `dispatchOrder`, the round and window timers, and `offerWaitingOrders`,
-/// on one clock the test moves (the store's and the timers').
+/// Dispatch as a loop in time, in memory: `dispatchOrder`, the round and window timers, `offerWaitingOrders` and
+/// `offerWaitingOrdersAfterRide`, on one clock the test moves (the store's and the timers').
 @Suite("Dispatch in time: rounds, expiry, decline, the window")
 struct DispatchLoopTests {
     let world = World()
@@ -144,6 +144,42 @@ struct DispatchLoopTests {
         try await self.world.advance(by: .seconds(15), timers)
         #expect(await self.world.store.dispatchRounds(ofOrder: self.world.orderID) == 2)
         #expect(try await self.world.store.accept(orderID: self.world.orderID, driverID: late))
+    }
+
+    @Test("a driver whose ride ends near a waiting order is offered it at once, not at the order's next round")
+    func rideEnds() async throws {
+        let timers = await self.world.dispatchTimers(self.settings)
+        try await self.book()
+        try await self.world.advance(by: .seconds(20), timers)
+        // Two empty rounds: the next is 40 s away.
+        #expect(await self.world.store.dispatchRounds(ofOrder: self.world.orderID) == 2)
+        let freed = UUID()
+        await self.driver(freed, "FREED", north: 400)
+        var ride = OrderRow(
+            id: UUID(), status: .reachedDropoff, riderID: UUID(), driverID: freed, pickup: World.dropoff,
+            dropoff: World.pickup
+        )
+        await self.world.store.addOrder(ride)
+        let function = OfferWaitingOrdersAfterRide(stores: self.world.store.factory, settings: self.settings)
+        var cancelledUnassigned = self.world.order(.new, driver: false)
+        cancelledUnassigned.id = UUID()
+        var cancelledAfter = cancelledUnassigned
+        cancelledAfter.status = .cancelled
+        try await self.world.store.run(
+            function, makeChange(before: cancelledUnassigned, after: cancelledAfter), context: .testing()
+        )
+        #expect(await self.world.store.offers(ofOrder: self.world.orderID).isEmpty, "a driverless order frees nobody")
+        try await self.world.store.run(function, makeChange(before: ride, after: ride), context: .testing())
+        #expect(await self.world.store.offers(ofOrder: self.world.orderID).isEmpty, "still on the ride: offered nothing")
+        let before = ride
+        ride.status = .completed
+        await self.world.store.addOrder(ride)
+        try await self.world.store.run(function, makeChange(before: before, after: ride), context: .testing())
+        let offer = try #require(await self.world.store.offerRecords(ofOrder: self.world.orderID).first)
+        #expect(offer.driverID == freed && offer.round == 2, "offered in the order's current round, 20 s before round 3")
+        try await self.world.store.run(function, makeChange(before: ride, after: ride), context: .testing())
+        #expect(await self.world.store.offerRecords(ofOrder: self.world.orderID).count == 1, "a final order updated again")
+        #expect(try await self.world.store.accept(orderID: self.world.orderID, driverID: freed))
     }
 
     @Test("a decline moves the order to the next nearest driver; the expired offer cannot be accepted")

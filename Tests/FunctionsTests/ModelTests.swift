@@ -82,7 +82,8 @@ struct ModelTests {
         #expect(
             registry.functions.map(\.name.rawValue) == [
                 "updateOrderStatus", "deleteOrder", "onTripWebhook", "completeTrip", "dispatchOrder",
-                "registerDriverDevice", "offerWaitingOrders", "dispatchRound", "dispatchWindow", "replayWebhookEvent",
+                "registerDriverDevice", "offerWaitingOrders", "offerWaitingOrdersAfterRide", "dispatchRound",
+                "dispatchWindow", "replayWebhookEvent",
                 "pruneWebhookEvents", "reconcileTrips", "analyzeTrip", "pruneAccounts",
                 "pruneOrderEvents",
             ]
@@ -100,6 +101,10 @@ struct ModelTests {
                 == .update("orders", columns: ["status"]).matching(
                     #"$.status == "ACCEPTED" || $.status == "STARTED_RIDE" || $.status == "COMPLETED" || $.status == "CANCELLED""#
                 )
+        )
+        #expect(
+            registry.function(named: "offerWaitingOrdersAfterRide")?.trigger
+                == .update("orders", columns: ["status"]).matching(#"$.status == "COMPLETED" || $.status == "CANCELLED""#)
         )
         #expect(registry.function(named: "dispatchRound")?.kind == .timer)
         #expect(registry.function(named: "dispatchWindow")?.kind == .timer)
