@@ -22,5 +22,6 @@ enum AppMigrations {
         M0017NearestDrivers.migration,
         M0018BoundedDriverSearch.migration,
         M0019PositionWrites.migration,
+        M0020PositionEventsPerStatement.migration,
     ]
 }

@@ -258,6 +258,105 @@ struct OrderSchemaTests {
         }
     }
 
+    @Test(
+        "one statement moving many drivers: an event for each on a ride (upsert included), none for a free one, one a second"
+    )
+    func positionEventsPerStatement() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let logger = Self.logger
+            let drivers = try await client.query(
+                """
+                INSERT INTO users (role, name, phone, device_id, car_model, car_plate, available)
+                SELECT 'driver', 'Dana ' || n, '+4931' || n, 'D' || n, 'Prius', 'B-RS ' || n, true
+                FROM generate_series(1, 3) AS n ORDER BY n RETURNING id
+                """,
+                logger: logger
+            ).collect().map { try $0.decode(UUID.self) }
+            var orders: [UUID] = []
+            for (index, driver) in drivers.prefix(2).enumerated() {
+                let row = try await client.query(
+                    """
+                    WITH r AS (INSERT INTO users (role, name, phone) VALUES ('rider', 'Ria', \("+4930\(index)")) RETURNING id)
+                    INSERT INTO orders (rider_id, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng)
+                    SELECT id, 52.52, 13.405, 52.5163, 13.3777 FROM r RETURNING id
+                    """,
+                    logger: logger
+                ).collect().first
+                let order = try #require(try row?.decode(UUID.self))
+                try await client.query(
+                    "UPDATE orders SET status = 'ACCEPTED', driver_id = \(driver) WHERE id = \(order)", logger: logger
+                )
+                orders.append(order)
+            }
+            // Events per order, in the orders' order, and the latitude of each order's latest.
+            func events() async throws -> [Int] {
+                var counts: [Int] = []
+                for order in orders {
+                    let row = try await client.query(
+                        """
+                        SELECT count(*)::int FROM order_events
+                        WHERE kind = 'driver.position' AND order_id = \(order) AND driver_id IS NOT NULL
+                        """,
+                        logger: logger
+                    ).collect().first
+                    counts.append(try row?.decode(Int.self) ?? -1)
+                }
+                return counts
+            }
+            func allEvents() async throws -> Int {
+                let row = try await client.query(
+                    "SELECT count(*)::int FROM order_events WHERE kind = 'driver.position'", logger: logger
+                ).collect().first
+                return try row?.decode(Int.self) ?? -1
+            }
+            func pastThrottle() async throws {
+                try await client.query(
+                    "UPDATE order_position_throttle SET emitted_at = emitted_at - interval '2 s'", logger: logger
+                )
+            }
+            try await client.query(
+                """
+                INSERT INTO driver_positions (driver_id, lat, lng, recorded_at)
+                SELECT id, 52.5, 13.4, now() FROM unnest(\(drivers)::uuid[]) AS d(id)
+                """,
+                logger: logger
+            )
+            #expect(try await events() == [1, 1], "one insert of three drivers: the two on rides")
+            #expect(try await allEvents() == 2, "nothing for the free driver")
+            try await client.query("UPDATE driver_positions SET lat = lat + 0.001", logger: logger)
+            #expect(try await events() == [1, 1], "moved again within the second: throttled")
+            try await pastThrottle()
+            try await client.query(
+                """
+                INSERT INTO driver_positions (driver_id, lat, lng, recorded_at)
+                SELECT id, 52.51, 13.4, now() FROM unnest(\(drivers)::uuid[]) AS d(id)
+                ON CONFLICT (driver_id) DO UPDATE SET lat = excluded.lat, recorded_at = excluded.recorded_at
+                """,
+                logger: logger
+            )
+            #expect(try await events() == [2, 2], "the intake's upsert: its updated rows count as moves")
+            try await pastThrottle()
+            try await client.query(
+                """
+                UPDATE driver_positions SET lat = CASE WHEN driver_id = \(drivers[0]) THEN 52.52 ELSE lat END,
+                                            recorded_at = now()
+                """,
+                logger: logger
+            )
+            #expect(try await events() == [3, 2], "only the driver who moved")
+            let latest = try await client.query(
+                """
+                SELECT (payload ->> 'lat')::float8 FROM order_events
+                WHERE kind = 'driver.position' AND order_id = \(orders[0]) ORDER BY id DESC LIMIT 1
+                """,
+                logger: logger
+            ).collect().first
+            #expect(try latest?.decode(Double.self) == 52.52)
+            #expect(try await allEvents() == 5)
+        }
+    }
+
     @Test("PostgresRideStore on the pooled client: the API's writes keep the state machine's rules")
     func rideStoreOnClient() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
