@@ -10,7 +10,7 @@ import TriggerRuntime
 /// `order_events_for_positions`, which joins them with the open orders once, throttles them in order id order, and
 /// appends the events with one `INSERT` and one `NOTIFY`. What a rider receives is unchanged: an insert always
 /// counts as a move, an update only when the latitude or longitude changed, at most one event a second per order
-/// (`OrderEventTests` and `EventStreamTests` pin it).
+/// (`OrderSchemaTests` pins each).
 ///
 /// Measured on that run's database (4,699 open orders of 10,000 drivers; a delivery of 400 drivers, half of them
 /// moving; in a rolled-back transaction, alternated): 58-67 ms a statement with the row trigger, 51-59 ms with these.
