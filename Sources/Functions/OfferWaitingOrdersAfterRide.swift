@@ -14,10 +14,12 @@ import TriggerRuntime
 public struct OfferWaitingOrdersAfterRide: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "offerWaitingOrdersAfterRide"
-    /// Fires when an order's status becomes final; the handler skips orders that had no driver.
+    /// Fires when an order with a driver becomes final. Orders cancelled while `NEW` (no driver) are filtered out
+    /// in the capture trigger, not in the handler: in the chaos run 2,904 of 3,421 final orders were such, each of
+    /// which would have been a delivery that did nothing.
     public static var trigger: Trigger {
         .update("orders", columns: ["status"])
-            .matching("status", in: [OrderStatus.completed.rawValue, OrderStatus.cancelled.rawValue])
+            .matching(#"($.status == "COMPLETED" || $.status == "CANCELLED") && $.driver_id != null"#)
     }
     /// Ahead of the other functions' deliveries: a rider is waiting for these offers (see `FunctionOptions.Priority`).
     public static var options: FunctionOptions { FunctionOptions(priority: .high) }

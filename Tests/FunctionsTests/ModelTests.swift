@@ -104,7 +104,8 @@ struct ModelTests {
         )
         #expect(
             registry.function(named: "offerWaitingOrdersAfterRide")?.trigger
-                == .update("orders", columns: ["status"]).matching(#"$.status == "COMPLETED" || $.status == "CANCELLED""#)
+                == .update("orders", columns: ["status"])
+                .matching(#"($.status == "COMPLETED" || $.status == "CANCELLED") && $.driver_id != null"#)
         )
         #expect(registry.function(named: "dispatchRound")?.kind == .timer)
         #expect(registry.function(named: "dispatchWindow")?.kind == .timer)

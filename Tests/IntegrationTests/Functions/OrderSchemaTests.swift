@@ -5,6 +5,7 @@ import HyperTrackAPI
 import Logging
 import PostgresNIO
 import Testing
+import TriggerRuntime
 
 @Suite("Functions: the domain schema and PostgresRideStore", .timeLimit(.minutes(5)))
 struct OrderSchemaTests {
@@ -354,6 +355,45 @@ struct OrderSchemaTests {
             ).collect().first
             #expect(try latest?.decode(Double.self) == 52.52)
             #expect(try await allEvents() == 5)
+        }
+    }
+
+    @Test("a ride that ends is captured for offerWaitingOrdersAfterRide; an order cancelled before any driver is not")
+    func freedDriverCapture() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            try await TriggerInstaller(client: client, logger: Self.logger).install(Backend.bindings)
+            let (rider, driver, unassigned) = try await Self.seed(client)
+            func captured(_ function: String) async throws -> Int {
+                let row = try await client.query(
+                    "SELECT count(*)::int FROM trigger_runtime.deliveries WHERE function_name = \(function)",
+                    logger: Self.logger
+                ).collect().first
+                return try row?.decode(Int.self) ?? -1
+            }
+            try await client.query(
+                "UPDATE orders SET status = 'CANCELLED', cancellation_reason = 'rider' WHERE id = \(unassigned)",
+                logger: Self.logger
+            )
+            #expect(try await captured("updateOrderStatus") == 1, "the capture trigger ran")
+            #expect(try await captured("offerWaitingOrdersAfterRide") == 0, "no driver: nobody freed")
+            let row = try await client.query(
+                """
+                INSERT INTO orders (rider_id, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng)
+                VALUES (\(rider), 52.52, 13.405, 52.5163, 13.3777) RETURNING id
+                """,
+                logger: Self.logger
+            ).collect().first
+            let ride = try #require(try row?.decode(UUID.self))
+            try await client.query(
+                "UPDATE orders SET status = 'ACCEPTED', driver_id = \(driver) WHERE id = \(ride)", logger: Self.logger
+            )
+            for status in ["PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF"] {
+                try await client.query("UPDATE orders SET status = \(status) WHERE id = \(ride)", logger: Self.logger)
+            }
+            #expect(try await captured("offerWaitingOrdersAfterRide") == 0, "still riding")
+            try await client.query("UPDATE orders SET status = 'COMPLETED' WHERE id = \(ride)", logger: Self.logger)
+            #expect(try await captured("offerWaitingOrdersAfterRide") == 1)
         }
     }
 

@@ -118,11 +118,10 @@ extension CitySimulation {
 
     /// The errors counted since the last progress line, the three most frequent kinds first; `nil` when none.
     static func newErrors(now: [String: Int], before: [String: Int]) -> String? {
-        let grown = now.compactMap { kind, count in
-            count > before[kind, default: 0] ? (kind: kind, count: count - before[kind, default: 0]) : nil
-        }
+        var grown: [String: Int] = [:]
+        for (kind, count) in now where count > before[kind, default: 0] { grown[kind] = count - before[kind, default: 0] }
         guard !grown.isEmpty else { return nil }
-        let top = grown.sorted { ($0.count, $1.kind) > ($1.count, $0.kind) }.prefix(3)
+        let top = SimulationRecorder.mostFrequent(grown).prefix(3)
         return "        new errors: " + top.map { "\($0.count) × \($0.kind)" }.joined(separator: "; ")
             + (grown.count > 3 ? "; \(grown.count - 3) other kinds" : "")
     }

@@ -116,7 +116,7 @@ extension CitySimulation {
             }
             if let last = self.measured.lastError {
                 lines.append("- last error: \(last)")
-                let kinds = self.measured.errorKinds.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+                let kinds = SimulationRecorder.mostFrequent(self.measured.errorKinds)
                 for (kind, count) in kinds.prefix(5) { lines.append("- \(count) errors: \(kind)") }
                 if kinds.count > 5 { lines.append("- and \(kinds.count - 5) other kinds of error") }
             }
