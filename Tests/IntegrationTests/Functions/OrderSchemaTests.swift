@@ -311,9 +311,12 @@ struct OrderSchemaTests {
                 ).collect().first
                 return try row?.decode(Int.self) ?? -1
             }
-            func pastThrottle() async throws {
+            // The throttle's last emission set an hour away, so the test's own pace (77 s under the full suite in CI)
+            // cannot decide whether a move falls within the second.
+            func throttle(until offset: String) async throws {
                 try await client.query(
-                    "UPDATE order_position_throttle SET emitted_at = emitted_at - interval '2 s'", logger: logger
+                    "UPDATE order_position_throttle SET emitted_at = clock_timestamp() + \(offset)::interval",
+                    logger: logger
                 )
             }
             try await client.query(
@@ -325,9 +328,10 @@ struct OrderSchemaTests {
             )
             #expect(try await events() == [1, 1], "one insert of three drivers: the two on rides")
             #expect(try await allEvents() == 2, "nothing for the free driver")
+            try await throttle(until: "1 hour")
             try await client.query("UPDATE driver_positions SET lat = lat + 0.001", logger: logger)
             #expect(try await events() == [1, 1], "moved again within the second: throttled")
-            try await pastThrottle()
+            try await throttle(until: "-1 hour")
             try await client.query(
                 """
                 INSERT INTO driver_positions (driver_id, lat, lng, recorded_at)
@@ -337,7 +341,7 @@ struct OrderSchemaTests {
                 logger: logger
             )
             #expect(try await events() == [2, 2], "the intake's upsert: its updated rows count as moves")
-            try await pastThrottle()
+            try await throttle(until: "-1 hour")
             try await client.query(
                 """
                 UPDATE driver_positions SET lat = CASE WHEN driver_id = \(drivers[0]) THEN 52.52 ELSE lat END,
