@@ -18,15 +18,23 @@ struct DriverSearchSQLTests {
         #expect(body.contains("SET enable_bitmapscan = off"))
     }
 
-    @Test("migration 0018's search (the one in use) walks the nearest-first scan, 500 positions at most")
+    @Test("migration 0018's search walks the nearest-first scan, 500 positions at most; 0021's (in use) the free ones")
     func boundedScan() throws {
-        let body = Self.squeezed(try #require(M0018BoundedDriverSearch.migration.statements.first))
         let latest = AppMigrations.all.last { $0.statements.contains { $0.contains("FUNCTION nearest_dispatchable_drivers") } }
-        #expect(latest?.name == "0018_bounded_driver_search")
-        #expect(body.contains(Self.squeezed(DriverSearchSQL.dispatchable("u"))))
-        #expect(body.contains("ORDER BY ll_to_earth(p.lat, p.lng) <-> ll_to_earth(p_lat, p_lng) LOOP"))
-        #expect(body.contains("EXIT WHEN scanned > 500;"))
-        #expect(body.contains("EXIT WHEN found >= p_limit;"))
-        #expect(body.contains("SET enable_bitmapscan = off"))
+        #expect(latest?.name == "0021_free_driver_index")
+        for migration in [M0018BoundedDriverSearch.migration, M0021FreeDriverIndex.migration] {
+            let function = try #require(migration.statements.last { $0.contains("FUNCTION nearest_dispatchable_drivers") })
+            let body = Self.squeezed(function)
+            #expect(body.contains(Self.squeezed(DriverSearchSQL.dispatchable("u"))))
+            #expect(body.contains("ORDER BY ll_to_earth(p.lat, p.lng) <-> ll_to_earth(p_lat, p_lng) LOOP"))
+            #expect(body.contains("EXIT WHEN scanned > 500;"))
+            #expect(body.contains("EXIT WHEN found >= p_limit;"))
+            #expect(body.contains("SET enable_bitmapscan = off"))
+        }
+        // 0021's walk names the partial index's predicate, so PostgreSQL can use that index.
+        let index = try #require(M0021FreeDriverIndex.migration.statements.first { $0.contains("CREATE INDEX") })
+        #expect(Self.squeezed(index).hasSuffix("WHERE online AND NOT busy"))
+        let function = try #require(M0021FreeDriverIndex.migration.statements.last)
+        #expect(Self.squeezed(function).contains("WHERE p.online AND NOT p.busy AND earth_box("))
     }
 }

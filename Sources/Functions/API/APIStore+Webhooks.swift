@@ -37,7 +37,10 @@ extension APIStore {
     /// cannot deadlock, and its `recorded_at` guard makes the newest position win whichever commits first. An event
     /// seen again (a replay) is not newer than itself, so it moves nothing. Device statuses (`active`, `inactive`,
     /// `disconnected`: whether dispatch may offer the driver rides) likewise: every drive's start and end sends one,
-    /// a fifth of the worker's deliveries in the 10,000-driver simulation until they were applied here.
+    /// a fifth of the worker's deliveries in the 10,000-driver simulation until they were applied here. They are
+    /// applied first: a status change writes the driver's `driver_positions.online` (``M0021FreeDriverIndex``), and
+    /// every writer takes a driver's `users` row before their position row, so this transaction and an availability
+    /// change beside it cannot each hold the row the other waits for.
     /// - Returns: How many events were new.
     func storeWebhook(messageID: String, intake: WebhookIntake) async throws -> Int {
         let logger = self.logger
@@ -54,6 +57,35 @@ extension APIStore {
         let hasStatuses = intake.events.contains { $0.type == "device_status" }
         return try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
             var applied: [Int] = []
+            if hasStatuses {
+                // The newest tracking state of each device in the delivery, users locked in id order (as the
+                // positions' drivers are below), applied unless a newer one is recorded.
+                let rows = try await connection.query(
+                    """
+                    WITH latest AS (
+                        SELECT DISTINCT ON (e.device_id) e.device_id, e.value, e.event_index,
+                               least(coalesce(to_timestamp(e.recorded_at), now()), now()) AS at
+                        FROM jsonb_to_recordset(\(events)::jsonb) AS e(
+                            event_index int, type text, value text, device_id text, recorded_at float8)
+                        WHERE e.type = 'device_status' AND e.device_id IS NOT NULL
+                          AND e.value IN ('active', 'inactive', 'disconnected')
+                        ORDER BY e.device_id, e.recorded_at DESC NULLS LAST, e.event_index DESC
+                    ),
+                    locked AS (
+                        SELECT u.id, l.value, l.event_index, l.at
+                        FROM latest l JOIN users u ON u.device_id = l.device_id
+                        ORDER BY u.id
+                        FOR UPDATE OF u
+                    )
+                    UPDATE users u SET device_status = k.value, device_status_at = k.at
+                    FROM locked k
+                    WHERE u.id = k.id AND (u.device_status_at IS NULL OR u.device_status_at <= k.at)
+                    RETURNING k.event_index
+                    """,
+                    logger: logger
+                )
+                for try await index in rows.decode(Int.self) { applied.append(index) }
+            }
             if hasLocations {
                 let rows = try await connection.query(
                     """
@@ -80,35 +112,6 @@ extension APIStore {
                     )
                     SELECT l.event_index FROM moved
                     JOIN users u ON u.id = moved.driver_id JOIN latest l ON l.device_id = u.device_id
-                    """,
-                    logger: logger
-                )
-                for try await index in rows.decode(Int.self) { applied.append(index) }
-            }
-            if hasStatuses {
-                // The newest tracking state of each device in the delivery, users locked in id order (as the
-                // positions' drivers are), applied unless a newer one is recorded.
-                let rows = try await connection.query(
-                    """
-                    WITH latest AS (
-                        SELECT DISTINCT ON (e.device_id) e.device_id, e.value, e.event_index,
-                               least(coalesce(to_timestamp(e.recorded_at), now()), now()) AS at
-                        FROM jsonb_to_recordset(\(events)::jsonb) AS e(
-                            event_index int, type text, value text, device_id text, recorded_at float8)
-                        WHERE e.type = 'device_status' AND e.device_id IS NOT NULL
-                          AND e.value IN ('active', 'inactive', 'disconnected')
-                        ORDER BY e.device_id, e.recorded_at DESC NULLS LAST, e.event_index DESC
-                    ),
-                    locked AS (
-                        SELECT u.id, l.value, l.event_index, l.at
-                        FROM latest l JOIN users u ON u.device_id = l.device_id
-                        ORDER BY u.id
-                        FOR UPDATE OF u
-                    )
-                    UPDATE users u SET device_status = k.value, device_status_at = k.at
-                    FROM locked k
-                    WHERE u.id = k.id AND (u.device_status_at IS NULL OR u.device_status_at <= k.at)
-                    RETURNING k.event_index
                     """,
                     logger: logger
                 )

@@ -23,5 +23,6 @@ enum AppMigrations {
         M0018BoundedDriverSearch.migration,
         M0019PositionWrites.migration,
         M0020PositionEventsPerStatement.migration,
+        M0021FreeDriverIndex.migration,
     ]
 }

@@ -35,48 +35,56 @@ enum M0018BoundedDriverSearch {
         group: AppMigrations.group,
         name: "0018_bounded_driver_search",
         statements: [
-            """
-            CREATE OR REPLACE FUNCTION nearest_dispatchable_drivers(
-                p_lat double precision, p_lng double precision, p_radius double precision,
-                p_max_age_s double precision, p_excluding_order uuid, p_limit integer)
-            RETURNS TABLE (driver_id uuid, lat double precision, lng double precision, distance double precision)
-            LANGUAGE plpgsql STABLE
-            SET enable_bitmapscan = off
-            AS $$
-            DECLARE
-                r record;
-                scanned integer := 0;
-                found integer := 0;
-            BEGIN
-                IF p_limit <= 0 THEN
-                    RETURN;
-                END IF;
-                FOR r IN
-                    SELECT p.driver_id, p.lat, p.lng, p.recorded_at,
-                           earth_distance(ll_to_earth(p_lat, p_lng), ll_to_earth(p.lat, p.lng)) AS distance
-                    FROM driver_positions p
-                    WHERE earth_box(ll_to_earth(p_lat, p_lng), p_radius) @> ll_to_earth(p.lat, p.lng)
-                    ORDER BY ll_to_earth(p.lat, p.lng) <-> ll_to_earth(p_lat, p_lng)
-                LOOP
-                    scanned := scanned + 1;
-                    EXIT WHEN scanned > \(scanned);
-                    CONTINUE WHEN r.distance > p_radius
-                        OR r.recorded_at < now() - make_interval(secs => p_max_age_s);
-                    CONTINUE WHEN NOT EXISTS (
-                        SELECT 1 FROM users u WHERE u.id = r.driver_id AND \(DriverSearchSQL.dispatchable("u")));
-                    CONTINUE WHEN EXISTS (
-                        SELECT 1 FROM order_offers f WHERE f.order_id = p_excluding_order AND f.driver_id = r.driver_id);
-                    driver_id := r.driver_id;
-                    lat := r.lat;
-                    lng := r.lng;
-                    distance := r.distance;
-                    RETURN NEXT;
-                    found := found + 1;
-                    EXIT WHEN found >= p_limit;
-                END LOOP;
-            END
-            $$
-            """
+            searchFunction(
+                candidates: "earth_box(ll_to_earth(p_lat, p_lng), p_radius) @> ll_to_earth(p.lat, p.lng)"
+            )
         ]
     )
+
+    /// The search function walking the positions that match `candidates` (a condition on `driver_positions p`
+    /// that must include the index's bounding box), nearest first; ``M0021FreeDriverIndex`` narrows it.
+    static func searchFunction(candidates: String) -> String {
+        """
+        CREATE OR REPLACE FUNCTION nearest_dispatchable_drivers(
+            p_lat double precision, p_lng double precision, p_radius double precision,
+            p_max_age_s double precision, p_excluding_order uuid, p_limit integer)
+        RETURNS TABLE (driver_id uuid, lat double precision, lng double precision, distance double precision)
+        LANGUAGE plpgsql STABLE
+        SET enable_bitmapscan = off
+        AS $$
+        DECLARE
+            r record;
+            scanned integer := 0;
+            found integer := 0;
+        BEGIN
+            IF p_limit <= 0 THEN
+                RETURN;
+            END IF;
+            FOR r IN
+                SELECT p.driver_id, p.lat, p.lng, p.recorded_at,
+                       earth_distance(ll_to_earth(p_lat, p_lng), ll_to_earth(p.lat, p.lng)) AS distance
+                FROM driver_positions p
+                WHERE \(candidates)
+                ORDER BY ll_to_earth(p.lat, p.lng) <-> ll_to_earth(p_lat, p_lng)
+            LOOP
+                scanned := scanned + 1;
+                EXIT WHEN scanned > \(Self.scanned);
+                CONTINUE WHEN r.distance > p_radius
+                    OR r.recorded_at < now() - make_interval(secs => p_max_age_s);
+                CONTINUE WHEN NOT EXISTS (
+                    SELECT 1 FROM users u WHERE u.id = r.driver_id AND \(DriverSearchSQL.dispatchable("u")));
+                CONTINUE WHEN EXISTS (
+                    SELECT 1 FROM order_offers f WHERE f.order_id = p_excluding_order AND f.driver_id = r.driver_id);
+                driver_id := r.driver_id;
+                lat := r.lat;
+                lng := r.lng;
+                distance := r.distance;
+                RETURN NEXT;
+                found := found + 1;
+                EXIT WHEN found >= p_limit;
+            END LOOP;
+        END
+        $$
+        """
+    }
 }

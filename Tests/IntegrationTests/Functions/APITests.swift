@@ -156,7 +156,9 @@ struct APITests {
                 var terminated = 0
                 let deadline = ContinuousClock.now + .seconds(60)
                 while terminated == 0 && ContinuousClock.now < deadline {
-                    let rows = try await blocker.query(
+                    // Polled outside the blocker's transaction, which would see one snapshot of `pg_stat_activity`
+                    // until it ends (and miss a wait that began after its first look).
+                    let rows = try await h.client.query(
                         """
                         SELECT count(pg_cancel_backend(pid))::int FROM pg_stat_activity
                         WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid() AND datname = current_database()
