@@ -59,7 +59,9 @@ extension APIStore {
             var applied: [Int] = []
             if hasStatuses {
                 // The newest tracking state of each device in the delivery, users locked in id order (as the
-                // positions' drivers are below), applied unless a newer one is recorded.
+                // positions' drivers are below), applied unless a newer one is recorded. `NO KEY UPDATE`, the lock
+                // the UPDATE takes anyway: a foreign key's check of the driver (an accept, a trip's insert) does not
+                // wait for the rest of this transaction.
                 let rows = try await connection.query(
                     """
                     WITH latest AS (
@@ -75,7 +77,7 @@ extension APIStore {
                         SELECT u.id, l.value, l.event_index, l.at
                         FROM latest l JOIN users u ON u.device_id = l.device_id
                         ORDER BY u.id
-                        FOR UPDATE OF u
+                        FOR NO KEY UPDATE OF u
                     )
                     UPDATE users u SET device_status = k.value, device_status_at = k.at
                     FROM locked k

@@ -24,5 +24,6 @@ enum AppMigrations {
         M0019PositionWrites.migration,
         M0020PositionEventsPerStatement.migration,
         M0021FreeDriverIndex.migration,
+        M0022FreeDriverCopiesWithoutWaiting.migration,
     ]
 }

@@ -26,6 +26,13 @@ import TriggerRuntime
 ///   miss it. A driver whose first position arrives while offline or on a ride is a row the walk skips until their
 ///   next change.
 ///
+/// Measured on a replay database (10,000 drivers within 3 km of the centre, positions fresh, 9,500 on rides;
+/// pgbench, one client, searches at random points within the 3 km, radius 5 km, limit 5; 0018's function and this
+/// one side by side, each on its own index, three rounds of 15 s alternated, medians): 500 drivers free 4.40 → 1.05 ms
+/// a search; 50 free 12.9 → 0.99 ms; none free 12.4 → 0.36 ms; every driver free 1.35 → 1.32 ms (no change). The
+/// intake's upsert of 400 moving drivers (rolled back) 28.9 → 20.4 ms: a busy driver's move no longer writes a GiST
+/// entry.
+///
 /// Lock order: every writer of a driver's rows takes `users` before `driver_positions` (an availability change,
 /// the intake's device statuses, now applied before its positions) or an order before `driver_positions` (order
 /// transitions); no transaction takes a position row and then the driver's `users` row or order.

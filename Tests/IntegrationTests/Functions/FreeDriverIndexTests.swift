@@ -157,6 +157,53 @@ struct FreeDriverIndexTests {
         }
     }
 
+    @Test("a driver taking a ride or going offline while a delivery holds their position does not wait; the copy stays free")
+    func narrowingWritesDoNotWait() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let logger = Self.logger
+            let driver = try await Self.driver(client, "dana")
+            let order = try await Self.order(client, rider: "r1")
+            try await client.withConnection { delivery in
+                // A delivery's transaction holds the driver's position row, as the intake's upsert does.
+                try await delivery.query("BEGIN", logger: logger)
+                try await delivery.query(
+                    "SELECT 1 FROM driver_positions WHERE driver_id = \(driver) FOR NO KEY UPDATE",
+                    logger: logger
+                )
+                // Both writes would wait for the delivery's commit; the lock timeout makes a wait an error.
+                try await client.withTransaction(logger: logger) { connection in
+                    try await connection.query("SET LOCAL lock_timeout = '5s'", logger: logger)
+                    try await connection.query(
+                        "UPDATE orders SET status = 'ACCEPTED', driver_id = \(driver) WHERE id = \(order)",
+                        logger: logger
+                    )
+                }
+                try await client.withTransaction(logger: logger) { connection in
+                    try await connection.query("SET LOCAL lock_timeout = '5s'", logger: logger)
+                    try await connection.query(
+                        "UPDATE users SET device_status = 'inactive' WHERE id = \(driver)",
+                        logger: logger
+                    )
+                }
+                try await delivery.query("COMMIT", logger: logger)
+            }
+            #expect(try await Self.copies(client, driver: driver) == [true, false], "both writes gave up: still free")
+            let store = PostgresRideStore(executor: client, logger: logger)
+            let pickup = Coordinate(latitude: 52.52, longitude: 13.405)
+            #expect(
+                try await store.nearestAvailableDrivers(near: pickup, radius: 500, limit: 5).isEmpty,
+                "the walk's recheck skips the driver the copy wrongly calls free"
+            )
+            // With nobody holding the row, the widening and narrowing writes land.
+            try await client.query("UPDATE users SET device_status = 'active' WHERE id = \(driver)", logger: logger)
+            try await Self.move(client, order, to: "CANCELLED")
+            let next = try await Self.order(client, rider: "r2")
+            try await Self.accept(client, next, by: driver)
+            #expect(try await Self.copies(client, driver: driver) == [true, true])
+        }
+    }
+
     @Test("the search walks only free drivers' positions: a free driver behind 600 nearer drivers on rides is found")
     func busyDriversAreNotWalked() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
