@@ -3,8 +3,9 @@ import PostgresNIO
 /// The indexed nearest-driver query shared by `dispatchOrder` and `GET /v1/drivers/nearby`.
 enum DriverSearchSQL {
     /// Dispatchable drivers (``DriverSearch``) within `radius` metres of a point, nearest first:
-    /// `(driver_id uuid, lat, lng, distance double precision)`. One index scan that stops at the `limit`-th driver
-    /// (``M0017NearestDrivers``, whose function repeats ``dispatchable(_:)``'s condition: a test checks they agree).
+    /// `(driver_id uuid, lat, lng, distance double precision)`. One walk of the free drivers' index that stops at the
+    /// `limit`-th driver or the 500th position (``M0021FreeDriverIndex``, ``M0018BoundedDriverSearch``; the function
+    /// rechecks each driver with ``dispatchable(_:)``'s condition: a test checks they agree).
     ///
     /// The walk runs only when some position anywhere is fresh enough (`WHERE EXISTS`, a one-time filter
     /// PostgreSQL evaluates first). When none is (webhooks late or lost: every phone's position goes stale at once)
