@@ -29,9 +29,10 @@ public struct OnTripWebhook: TriggerFunction {
     /// them (see
     /// `APIStore.storeWebhook`: a delivery per position was the worker's ceiling under a city's load); a device's
     /// status events are one document (handled one at a time, in order), a trip's events another (see
-    /// ``M0014WebhookOrdering``: keyed by row, two lanes deadlocked on `driver_positions`).
+    /// ``M0014WebhookOrdering``: keyed by row, two lanes deadlocked on `driver_positions`). A filter on the values
+    /// of `type`, so the capture trigger's `WHEN` skips those rows before any call (see `ValueFilter`).
     public static var trigger: Trigger {
-        Trigger.create("webhook_events", keyColumn: "ordering_key").matching(#"$.type != "location" && $.type != "device_status""#)
+        Trigger.create("webhook_events", keyColumn: "ordering_key").matching("type", notIn: ["location", "device_status"])
     }
     /// Reads a trip when a `completed` event carries no summary: survives an hour of HyperTrack outage.
     public static var options: FunctionOptions { .hyperTrackCalls }

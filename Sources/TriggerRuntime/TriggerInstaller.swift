@@ -40,19 +40,40 @@ public struct TriggerInstaller: Sendable {
     ///   - table: The table's name.
     ///   - channel: The NOTIFY channel the trigger wakes workers on.
     ///   - operations: The row changes the table's functions react to (all three by default).
+    ///   - when: A condition on `NEW` the row must meet for the capture function to be called at all (see
+    ///     ``ValueFilter``); `nil` calls it for every row. Only for triggers that do not fire on deletes.
     public static func triggerDDL(
         schema: String,
         table: String,
         channel: String,
-        operations: Set<ChangeOperation> = Set(ChangeOperation.rowChanges)
+        operations: Set<ChangeOperation> = Set(ChangeOperation.rowChanges),
+        when: String? = nil
     ) -> String {
+        precondition(when == nil || !operations.contains(.delete), "a DELETE trigger's WHEN cannot read NEW")
         let events = [(ChangeOperation.create, "INSERT"), (.update, "UPDATE"), (.delete, "DELETE")]
             .filter { operations.contains($0.0) }.map(\.1)
         return """
             CREATE OR REPLACE TRIGGER \(triggerName) AFTER \(events.joined(separator: " OR ")) ON \
             \(quoteIdentifier(schema)).\(quoteIdentifier(table)) FOR EACH ROW \
-            EXECUTE FUNCTION trigger_runtime.capture('\(channel)')
+            \(when.map { "WHEN (\($0)) " } ?? "")EXECUTE FUNCTION trigger_runtime.capture('\(channel)')
             """
+    }
+
+    /// What the capture trigger of one table is installed from: the union of its functions' operations and, while
+    /// every function so far has one, their `WHEN` conditions.
+    struct TableCapture {
+        var schema: String
+        var name: String
+        var operations: Set<ChangeOperation> = []
+        /// `nil` once a function of the table has a condition a `WHEN` cannot express (or none).
+        var conditions: [String]? = []
+
+        /// The `WHEN` of the table's trigger: any of its functions' conditions, when all have one and none reacts
+        /// to deletes (whose trigger has no `NEW`).
+        var when: String? {
+            guard let conditions, !conditions.isEmpty, !self.operations.contains(.delete) else { return nil }
+            return Set(conditions).sorted().joined(separator: " OR ")
+        }
     }
 
     /// Quotes an SQL identifier (`"a""b"`).
@@ -84,7 +105,7 @@ public struct TriggerInstaller: Sendable {
             try await connection.query("BEGIN", logger: logger)
             do {
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Migrator.lockKey))", logger: logger)
-                var tables: [UInt32: (schema: String, name: String, operations: Set<ChangeOperation>)] = [:]
+                var tables: [UInt32: TableCapture] = [:]
                 try await connection.query("DELETE FROM trigger_runtime.functions", logger: logger)
                 for function in bindings {
                     guard case .rows(let trigger) = function.kind else {
@@ -93,7 +114,13 @@ public struct TriggerInstaller: Sendable {
                     }
                     let table = try await Self.resolve(function, connection: connection, logger: logger)
                     let operations = ChangeOperation.rowChanges.filter { trigger.operations.contains($0) }
-                    tables[table.oid, default: (table.schema, table.name, [])].operations.formUnion(operations)
+                    tables[table.oid, default: TableCapture(schema: table.schema, name: table.name)]
+                        .operations.formUnion(operations)
+                    if let condition = table.when {
+                        tables[table.oid]?.conditions?.append(condition)
+                    } else {
+                        tables[table.oid]?.conditions = nil
+                    }
                     try await connection.query(
                         """
                         INSERT INTO trigger_runtime.functions
@@ -110,7 +137,8 @@ public struct TriggerInstaller: Sendable {
                 try await Self.deadLetterOrphans(connection: connection, logger: logger)
                 for (_, table) in tables.sorted(by: { $0.key < $1.key }) {
                     let ddl = Self.triggerDDL(
-                        schema: table.schema, table: table.name, channel: channel, operations: table.operations)
+                        schema: table.schema, table: table.name, channel: channel, operations: table.operations,
+                        when: table.when)
                     try await connection.query(PostgresQuery(unsafeSQL: ddl), logger: logger)
                 }
                 let installed = try await connection.query(
@@ -170,7 +198,7 @@ public struct TriggerInstaller: Sendable {
         _ function: FunctionBinding,
         connection: PostgresConnection,
         logger: Logger
-    ) async throws -> (oid: UInt32, schema: String, name: String) {
+    ) async throws -> (oid: UInt32, schema: String, name: String, when: String?) {
         guard let trigger = function.trigger, !trigger.operations.isEmpty else {
             throw TriggerRuntimeError(.invalidRegistration, "function \(function.name) reacts to no operation")
         }
@@ -198,14 +226,15 @@ public struct TriggerInstaller: Sendable {
         let wanted = [trigger.keyColumn] + (trigger.columns ?? [])
         let columns = try await connection.query(
             """
-            SELECT attname::text FROM pg_attribute
-            WHERE attrelid = \(Int64(oid))::oid AND attnum > 0 AND NOT attisdropped
+            SELECT a.attname::text, t.typcategory::text FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+            WHERE a.attrelid = \(Int64(oid))::oid AND a.attnum > 0 AND NOT a.attisdropped
             """,
             logger: logger
         )
-        var existing = Set<String>()
-        for try await column in columns.decode(String.self) { existing.insert(column) }
-        for column in wanted where !existing.contains(column) {
+        var existing: [String: String] = [:]
+        for try await (column, category) in columns.decode((String, String).self) { existing[column] = category }
+        let valueColumn = trigger.valueFilter.map(\.column)
+        for column in wanted + (valueColumn.map { [$0] } ?? []) where existing[column] == nil {
             throw TriggerRuntimeError(
                 .invalidRegistration,
                 "function \(function.name): table \(schema).\(name) has no column \(column)"
@@ -222,6 +251,11 @@ public struct TriggerInstaller: Sendable {
                 )
             }
         }
-        return (oid, schema, name)
+        // A string's or an enum's `jsonb` is the string of its text, so the `WHEN` and the path agree; for any
+        // other type (a json column's array, a number) they may not, and the capture function alone decides.
+        let when = trigger.valueFilter.flatMap { filter in
+            ["S", "E"].contains(existing[filter.column]) ? filter.whenCondition : nil
+        }
+        return (oid, schema, name, when)
     }
 }

@@ -94,13 +94,12 @@ struct ModelTests {
         )
         #expect(
             registry.function(named: "analyzeTrip")?.trigger
-                == .update("order_legs", columns: ["status"]).matching(#"$.status == "completed""#)
+                == .update("order_legs", columns: ["status"]).matching("status", in: ["completed"])
         )
         #expect(
             registry.function(named: "updateOrderStatus")?.trigger
-                == .update("orders", columns: ["status"]).matching(
-                    #"$.status == "ACCEPTED" || $.status == "STARTED_RIDE" || $.status == "COMPLETED" || $.status == "CANCELLED""#
-                )
+                == .update("orders", columns: ["status"])
+                .matching("status", in: ["ACCEPTED", "STARTED_RIDE", "COMPLETED", "CANCELLED"])
         )
         #expect(
             registry.function(named: "offerWaitingOrdersAfterRide")?.trigger
@@ -111,11 +110,16 @@ struct ModelTests {
         #expect(registry.function(named: "dispatchWindow")?.kind == .timer)
         #expect(
             registry.function(named: "completeTrip")?.trigger
-                == .update("order_legs", columns: ["status"]).matching(#"$.status == "completing""#)
+                == .update("order_legs", columns: ["status"]).matching("status", in: ["completing"])
         )
         #expect(
             registry.function(named: "onTripWebhook")?.trigger
-                == Trigger.create("webhook_events", keyColumn: "ordering_key").matching(#"$.type != "location" && $.type != "device_status""#)
+                == Trigger.create("webhook_events", keyColumn: "ordering_key")
+                .matching("type", notIn: ["location", "device_status"])
+        )
+        // What the capture function evaluates (the capture trigger's WHEN skips these rows before it).
+        #expect(
+            registry.function(named: "onTripWebhook")?.trigger?.filter == #"$.type != "location" && $.type != "device_status""#
         )
         #expect(registry.function(named: "dispatchOrder")?.trigger == .create("orders"))
         #expect(registry.function(named: "deleteOrder")?.trigger == .delete("orders"))

@@ -10,6 +10,10 @@ struct RegistryTests {
         let trigger = Trigger.update("orders", columns: ["status"]).matching("status", in: ["NEW", #"a"b\c"#])
         #expect(trigger.filter == #"$.status == "NEW" || $.status == "a\"b\\c""#)
         #expect(trigger.columns == ["status"])
+        #expect(
+            Trigger.create("events").matching("type", notIn: ["location", #"a"b"#]).filter
+                == #"$.type != "location" && $.type != "a\"b""#
+        )
     }
 
     struct Order: Decodable, Sendable, Equatable {

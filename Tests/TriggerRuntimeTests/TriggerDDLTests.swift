@@ -34,6 +34,44 @@ struct TriggerDDLTests {
         )
     }
 
+    @Test("a value filter is one condition written twice: the function's path and the trigger's WHEN")
+    func valueFilterWhen() {
+        let notIn = Trigger.create("webhook_events").matching("type", notIn: ["location", "it's"])
+        #expect(notIn.filter == #"$.type != "location" && $.type != "it's""#)
+        #expect(
+            notIn.valueFilter?.whenCondition
+                == """
+                ((to_jsonb(NEW."type") #>> '{}') COLLATE "C" IS NULL OR \
+                (to_jsonb(NEW."type") #>> '{}') COLLATE "C" NOT IN ('location', 'it''s'))
+                """
+        )
+        let oneOf = Trigger.update("order_legs").matching("status", in: ["completing"])
+        #expect(
+            oneOf.valueFilter?.whenCondition == #"((to_jsonb(NEW."status") #>> '{}') COLLATE "C" IN ('completing'))"#)
+        // A path set by hand may say anything else: the WHEN it was written with goes with it.
+        var edited = oneOf
+        edited.filter = #"$.status == "completing" || $.other == 1"#
+        #expect(edited.valueFilter == nil)
+        #expect(oneOf.matching("$.status != null").valueFilter == nil)
+
+        #expect(
+            TriggerInstaller.triggerDDL(
+                schema: "public", table: "webhook_events", channel: "c", operations: [.create], when: "NEW.a = 1")
+                == """
+                CREATE OR REPLACE TRIGGER trigger_runtime_capture AFTER INSERT ON "public"."webhook_events" \
+                FOR EACH ROW WHEN (NEW.a = 1) EXECUTE FUNCTION trigger_runtime.capture('c')
+                """
+        )
+        var table = TriggerInstaller.TableCapture(schema: "s", name: "t", operations: [.create, .update])
+        table.conditions = ["b", "a", "b"]
+        #expect(table.when == "a OR b", "any function's condition, each once, in a stable order")
+        table.operations.insert(.delete)
+        #expect(table.when == nil, "a delete's trigger has no NEW")
+        table.operations = [.update]
+        table.conditions = nil
+        #expect(table.when == nil, "a function without a condition wants every row")
+    }
+
     @Test("the capture function is lean: one INSERT, NOTIFY once, skips unchanged rows")
     func captureFunction() throws {
         let capture = try #require(RuntimeSchema.functions.first { $0.contains("FUNCTION trigger_runtime.capture()") })

@@ -87,6 +87,18 @@ struct LocationIngestTests {
                 try await DispatchTests.int(h, "SELECT count(*)::int FROM trigger_runtime.deliveries WHERE status = 'dead'")
                     == 0
             )
+            // Not even a call of the capture function: the inbox's trigger skips them in its WHEN.
+            let definition = try await h.client.query(
+                """
+                SELECT pg_get_triggerdef(oid) FROM pg_trigger
+                WHERE tgrelid = 'webhook_events'::regclass AND tgname = 'trigger_runtime_capture'
+                """,
+                logger: BackendHarness.logger
+            )
+            var definitions: [String] = []
+            for try await text in definition.decode(String.self) { definitions.append(text) }
+            #expect(definitions.count == 1)
+            #expect(definitions.allSatisfy { $0.contains("WHEN") && $0.contains("'location'") }, "\(definitions)")
         }
     }
 

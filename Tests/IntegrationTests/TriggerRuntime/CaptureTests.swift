@@ -112,6 +112,107 @@ struct CaptureTests {
         }
     }
 
+    @Test("value filters on string and enum columns guard the capture trigger: rows no function wants never call it")
+    func valueFiltersGuardTheTrigger() async throws {
+        struct Tagged: Decodable, Sendable { var id: Int }
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: FunctionRegistry(), logger: logger) { client, _ in
+            try await client.query("CREATE TYPE mood AS ENUM ('calm', 'angry')")
+            try await client.query("CREATE TABLE tagged (id int PRIMARY KEY, kind text, mood mood)")
+            let installer = TriggerInstaller(client: client, logger: logger)
+            var registry = FunctionRegistry()
+            registry.register("notLocation", on: Trigger.create("tagged").matching("kind", notIn: ["location", "it's"]),
+                              as: Tagged.self) { _, _ in }
+            registry.register("angry", on: Trigger.write("tagged", columns: ["mood"]).matching("mood", in: ["angry"]),
+                              as: Tagged.self) { _, _ in }
+            // A delete's trigger has no NEW: with "angry" reacting to deletes, no WHEN at all.
+            try await installer.install(registry)
+            #expect(try await Self.triggerDefinition(client, "tagged").contains("WHEN") == false)
+            registry = FunctionRegistry()
+            registry.register("notLocation", on: Trigger.create("tagged").matching("kind", notIn: ["location", "it's"]),
+                              as: Tagged.self) { _, _ in }
+            registry.register("angry", on: Trigger.update("tagged", columns: ["mood"]).matching("mood", in: ["angry"]),
+                              as: Tagged.self) { _, _ in }
+            try await installer.install(registry)
+            let definition = try await Self.triggerDefinition(client, "tagged")
+            #expect(definition.contains("WHEN"), "\(definition)")
+
+            // Counted in one transaction: the capture function's calls are this backend's until it ends.
+            try await client.withConnection { connection in
+                func calls() async throws -> Int {
+                    let rows = try await connection.query(
+                        """
+                        SELECT coalesce(pg_stat_get_xact_function_calls('trigger_runtime.capture'::regproc), 0)::int8
+                        """,
+                        logger: logger
+                    )
+                    var count = -1
+                    for try await value in rows.decode(Int64.self) { count = Int(value) }
+                    return count
+                }
+                try await connection.query("BEGIN", logger: logger)
+                try await connection.query("SET LOCAL track_functions = 'pl'", logger: logger)
+                try await connection.query(
+                    "INSERT INTO tagged VALUES (1, 'location', 'calm'), (2, 'it''s', NULL)", logger: logger)
+                #expect(try await calls() == 0, "rows no function wants do not call the capture function")
+                // A null kind matches `!=` (as in a SQL/JSON path); a kind differing in case is another kind; a
+                // location row that turns angry is captured for "angry".
+                try await connection.query(
+                    "INSERT INTO tagged VALUES (3, NULL, NULL), (4, 'Location', 'calm')", logger: logger)
+                try await connection.query("UPDATE tagged SET mood = 'angry' WHERE id = 1", logger: logger)
+                #expect(try await calls() == 3)
+                // The WHEN is the union of the functions' conditions; each function still applies its own: a
+                // non-location row's update calls the capture function, which delivers nothing for it.
+                try await connection.query("UPDATE tagged SET mood = 'calm' WHERE id = 4", logger: logger)
+                #expect(try await calls() == 4)
+                try await connection.query("COMMIT", logger: logger)
+            }
+            let recorded = try await client.query(
+                "SELECT function_name, operation, document_key FROM trigger_runtime.deliveries ORDER BY id"
+            )
+            var fired: [String] = []
+            for try await (function, operation, key) in recorded.decode((String, String, String).self) {
+                fired.append("\(function):\(operation):\(key)")
+            }
+            #expect(fired.sorted() == ["angry:update:1", "notLocation:create:3", "notLocation:create:4"])
+
+            // Any function of the table without such a filter (a path, a number's values, none) removes the WHEN.
+            for trigger in [
+                Trigger.create("tagged").matching(#"$.kind != "x""#), Trigger.create("tagged").matching("id", in: ["1"]),
+                Trigger.create("tagged"),
+            ] {
+                var wider = registry
+                wider.register("other", on: trigger, as: Tagged.self) { _, _ in }
+                try await installer.install(wider)
+                #expect(try await Self.triggerDefinition(client, "tagged").contains("WHEN") == false, "\(trigger)")
+            }
+
+            // A char(n) keeps its padding in the row's jsonb: "ab  " is not "ab" to the path, nor to the WHEN.
+            try await client.query("CREATE TABLE coded (id int PRIMARY KEY, code char(4))")
+            var coded = FunctionRegistry()
+            coded.register("notAb", on: Trigger.create("coded").matching("code", notIn: ["ab"]), as: Tagged.self) { _, _ in }
+            try await installer.install(coded)
+            #expect(try await Self.triggerDefinition(client, "coded").contains("WHEN"))
+            try await client.query("INSERT INTO coded VALUES (1, 'ab')")
+            #expect(
+                try await RuntimeHarness.count(
+                    client, "SELECT count(*) FROM trigger_runtime.deliveries WHERE function_name = 'notAb'") == 1
+            )
+        }
+    }
+
+    static func triggerDefinition(_ client: PostgresClient, _ table: String) async throws -> String {
+        let rows = try await client.query(
+            """
+            SELECT pg_get_triggerdef(t.oid) FROM pg_trigger t
+            WHERE t.tgname = 'trigger_runtime_capture' AND t.tgrelid = to_regclass(\(table))
+            """
+        )
+        var definitions: [String] = []
+        for try await definition in rows.decode(String.self) { definitions.append(definition) }
+        return try #require(definitions.first)
+    }
+
     @Test("a handler's writes and its completion commit together; a throwing handler's writes roll back")
     func completionInHandlerTransaction() async throws {
         let calls = Observations<Int>()

@@ -87,6 +87,7 @@ struct SchemaTests {
                 (Trigger.create("missing_table"), "missing table"), (Trigger.create("items", keyColumn: "nope"), "key"),
                 (Trigger.update("items", columns: ["value", "nope"]), "filter column"),
                 (Trigger.create("items").matching("$.value >>> 3"), "row filter that is not a SQL/JSON path"),
+                (Trigger.create("items").matching("nope", in: ["x"]), "value filter column"),
             ] {
                 var bad = registry
                 bad.register("bad", on: trigger, as: Item.self) { _, _ in }
