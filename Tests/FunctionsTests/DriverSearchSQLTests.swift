@@ -18,15 +18,18 @@ struct DriverSearchSQLTests {
         #expect(body.contains("SET enable_bitmapscan = off"))
     }
 
-    @Test("migration 0018's search walks the nearest-first scan, 500 positions at most; 0021's (in use) the free ones")
+    @Test("migration 0018's search walks the nearest-first scan, 500 positions at most; 0021's the free ones; 0023's (in use) on position_earth")
     func boundedScan() throws {
         let latest = AppMigrations.all.last { $0.statements.contains { $0.contains("FUNCTION nearest_dispatchable_drivers") } }
-        #expect(latest?.name == "0021_free_driver_index")
-        for migration in [M0018BoundedDriverSearch.migration, M0021FreeDriverIndex.migration] {
+        #expect(latest?.name == "0023_position_earth")
+        for (migration, earth) in [
+            (M0018BoundedDriverSearch.migration, "ll_to_earth"), (M0021FreeDriverIndex.migration, "ll_to_earth"),
+            (M0023PositionEarth.migration, "position_earth"),
+        ] {
             let function = try #require(migration.statements.last { $0.contains("FUNCTION nearest_dispatchable_drivers") })
             let body = Self.squeezed(function)
             #expect(body.contains(Self.squeezed(DriverSearchSQL.dispatchable("u"))))
-            #expect(body.contains("ORDER BY ll_to_earth(p.lat, p.lng) <-> ll_to_earth(p_lat, p_lng) LOOP"))
+            #expect(body.contains("ORDER BY \(earth)(p.lat, p.lng) <-> \(earth)(p_lat, p_lng) LOOP"))
             #expect(body.contains("EXIT WHEN scanned > 500;"))
             #expect(body.contains("EXIT WHEN found >= p_limit;"))
             #expect(body.contains("SET enable_bitmapscan = off"))
@@ -36,5 +39,14 @@ struct DriverSearchSQLTests {
         #expect(Self.squeezed(index).hasSuffix("WHERE online AND NOT busy"))
         let function = try #require(M0021FreeDriverIndex.migration.statements.last)
         #expect(Self.squeezed(function).contains("WHERE p.online AND NOT p.busy AND earth_box("))
+        // 0023's indexes and walk are on position_earth only: an expression that differs from the index's is not
+        // served by it.
+        let rebuilt = M0023PositionEarth.migration.statements.filter { $0.contains("CREATE INDEX") }.map(Self.squeezed)
+        #expect(rebuilt.count == 2)
+        #expect(rebuilt.allSatisfy { $0.contains("USING gist (position_earth(") && !$0.contains("ll_to_earth") })
+        #expect(rebuilt.first?.hasSuffix("WHERE online AND NOT busy") == true)
+        let walk = try #require(M0023PositionEarth.migration.statements.last)
+        #expect(!walk.contains("ll_to_earth"))
+        #expect(Self.squeezed(walk).contains("WHERE p.online AND NOT p.busy AND earth_box(position_earth(p_lat, p_lng)"))
     }
 }

@@ -25,5 +25,6 @@ enum AppMigrations {
         M0020PositionEventsPerStatement.migration,
         M0021FreeDriverIndex.migration,
         M0022FreeDriverCopiesWithoutWaiting.migration,
+        M0023PositionEarth.migration,
     ]
 }

@@ -42,8 +42,10 @@ enum M0018BoundedDriverSearch {
     )
 
     /// The search function walking the positions that match `candidates` (a condition on `driver_positions p`
-    /// that must include the index's bounding box), nearest first; ``M0021FreeDriverIndex`` narrows it.
-    static func searchFunction(candidates: String) -> String {
+    /// that must include the index's bounding box), nearest first, a position's point on the earth being
+    /// `earth(lat, lng)` (the function of the index's expression); ``M0021FreeDriverIndex`` narrows it,
+    /// ``M0023PositionEarth`` changes `earth`.
+    static func searchFunction(candidates: String, earth: String = "ll_to_earth") -> String {
         """
         CREATE OR REPLACE FUNCTION nearest_dispatchable_drivers(
             p_lat double precision, p_lng double precision, p_radius double precision,
@@ -62,10 +64,10 @@ enum M0018BoundedDriverSearch {
             END IF;
             FOR r IN
                 SELECT p.driver_id, p.lat, p.lng, p.recorded_at,
-                       earth_distance(ll_to_earth(p_lat, p_lng), ll_to_earth(p.lat, p.lng)) AS distance
+                       earth_distance(\(earth)(p_lat, p_lng), \(earth)(p.lat, p.lng)) AS distance
                 FROM driver_positions p
                 WHERE \(candidates)
-                ORDER BY ll_to_earth(p.lat, p.lng) <-> ll_to_earth(p_lat, p_lng)
+                ORDER BY \(earth)(p.lat, p.lng) <-> \(earth)(p_lat, p_lng)
             LOOP
                 scanned := scanned + 1;
                 EXIT WHEN scanned > \(Self.scanned);

@@ -44,12 +44,13 @@ extension PostgresRideStore {
             SELECT o.id FROM users u
             JOIN driver_positions p ON p.driver_id = u.id
             JOIN orders o ON o.status = 'NEW'
-                AND earth_box(ll_to_earth(p.lat, p.lng), \(radius)) @> ll_to_earth(o.pickup_lat, o.pickup_lng)
-                AND earth_distance(ll_to_earth(p.lat, p.lng), ll_to_earth(o.pickup_lat, o.pickup_lng)) <= \(radius)
+                AND earth_box(position_earth(p.lat, p.lng), \(radius)) @> position_earth(o.pickup_lat, o.pickup_lng)
+                AND earth_distance(position_earth(p.lat, p.lng), position_earth(o.pickup_lat, o.pickup_lng))
+                    <= \(radius)
             WHERE u.id = \(driverID) AND \(unescaped: DriverSearchSQL.dispatchable("u"))
               AND p.recorded_at >= now() - make_interval(secs => \(search.maxPositionAge.seconds))
               AND NOT EXISTS (SELECT 1 FROM order_offers f WHERE f.order_id = o.id AND f.driver_id = u.id)
-            ORDER BY earth_distance(ll_to_earth(p.lat, p.lng), ll_to_earth(o.pickup_lat, o.pickup_lng)), o.id
+            ORDER BY earth_distance(position_earth(p.lat, p.lng), position_earth(o.pickup_lat, o.pickup_lng)), o.id
             LIMIT \(limit)
             """,
             logger: self.logger
