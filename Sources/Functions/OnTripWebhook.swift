@@ -32,7 +32,8 @@ public struct OnTripWebhook: TriggerFunction {
     /// ``M0014WebhookOrdering``: keyed by row, two lanes deadlocked on `driver_positions`). A filter on the values
     /// of `type`, so the capture trigger's `WHEN` skips those rows before any call (see `ValueFilter`).
     public static var trigger: Trigger {
-        Trigger.create("webhook_events", keyColumn: "ordering_key").matching("type", notIn: ["location", "device_status"])
+        Trigger.create("webhook_events", keyColumn: "ordering_key")
+            .matching("type", notIn: ["location", "device_status"])
     }
     /// Reads a trip when a `completed` event carries no summary: survives an hour of HyperTrack outage.
     public static var options: FunctionOptions { .hyperTrackCalls }

@@ -136,7 +136,8 @@ struct ValueFilter: Sendable, Hashable {
     /// The same condition on the trigger's `NEW` row, for a `WHEN` clause.
     var whenCondition: String {
         let column = "(to_jsonb(NEW.\(TriggerInstaller.quoteIdentifier(self.column))) #>> '{}') COLLATE \"C\""
-        let list = self.values.map { "'" + $0.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" }
+        let list = self.values
+            .map { "'" + $0.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" }
             .joined(separator: ", ")
         return self.excluded ? "(\(column) IS NULL OR \(column) NOT IN (\(list)))" : "(\(column) IN (\(list)))"
     }

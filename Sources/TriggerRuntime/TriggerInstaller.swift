@@ -12,8 +12,9 @@ import PostgresNIO
 /// In one transaction: resolves each function's table and checks its key and filter columns and its row filter (a bad registration
 /// is refused and changes nothing), replaces the rows of `trigger_runtime.functions` (so a function removed from
 /// the registry stops capturing at once, and its waiting deliveries are dead-lettered), creates or replaces the `trigger_runtime_capture` trigger on each table
-/// that has functions (firing on the operations they react to and, when each of them filters on a column's values, with a `WHEN`
-/// that skips the rows none of them wants: see `ValueFilter`), and drops it from tables that no longer have any. Requires the runtime's migrations.
+/// that has functions (firing on the operations they react to and, when each of them filters on a column's values,
+/// with a `WHEN` that skips the rows none of them wants: see `ValueFilter`), and drops it from tables that no longer
+/// have any. Requires the runtime's migrations.
 public struct TriggerInstaller: Sendable {
     /// The name of the row trigger installed on each table.
     public static let triggerName = "trigger_runtime_capture"

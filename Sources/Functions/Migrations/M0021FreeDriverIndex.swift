@@ -44,11 +44,14 @@ enum M0021FreeDriverIndex {
     /// The condition on `orders` for an order that keeps its driver busy (the unique index's).
     static let active = "status NOT IN ('NEW', 'COMPLETED', 'CANCELLED')"
 
-    /// The search's rows: the free drivers' index, in the pickup's bounding box.
-    static let candidates = """
-        p.online AND NOT p.busy
-                      AND earth_box(ll_to_earth(p_lat, p_lng), p_radius) @> ll_to_earth(p.lat, p.lng)
+    /// The search's rows: the free drivers' index, in the pickup's bounding box, a point on the earth being
+    /// `earth(lat, lng)` (``M0023PositionEarth`` changes it).
+    static func candidates(earth: String = "ll_to_earth") -> String {
         """
+        p.online AND NOT p.busy
+                      AND earth_box(\(earth)(p_lat, p_lng), p_radius) @> \(earth)(p.lat, p.lng)
+        """
+    }
 
     static let migration = Migration(
         group: AppMigrations.group,
@@ -116,7 +119,7 @@ enum M0021FreeDriverIndex {
             CREATE INDEX driver_positions_free_earth_idx ON driver_positions USING gist (ll_to_earth(lat, lng))
                 WHERE online AND NOT busy
             """,
-            M0018BoundedDriverSearch.searchFunction(candidates: Self.candidates),
+            M0018BoundedDriverSearch.searchFunction(candidates: Self.candidates()),
         ]
     )
 }

@@ -20,12 +20,6 @@ enum M0023PositionEarth {
     /// The function of the indexes' expressions.
     static let function = "position_earth"
 
-    /// The candidates of the free drivers' walk: ``M0021FreeDriverIndex/candidates`` on `position_earth`.
-    static let candidates = """
-        p.online AND NOT p.busy
-                      AND earth_box(position_earth(p_lat, p_lng), p_radius) @> position_earth(p.lat, p.lng)
-        """
-
     static let migration = Migration(
         group: AppMigrations.group,
         name: "0023_position_earth",
@@ -47,7 +41,8 @@ enum M0023PositionEarth {
             CREATE INDEX orders_new_pickup_idx ON orders USING gist (position_earth(pickup_lat, pickup_lng))
                 WHERE status = 'NEW'
             """,
-            M0018BoundedDriverSearch.searchFunction(candidates: Self.candidates, earth: Self.function),
+            M0018BoundedDriverSearch.searchFunction(
+                candidates: M0021FreeDriverIndex.candidates(earth: Self.function), earth: Self.function),
         ]
     )
 }

@@ -62,7 +62,8 @@ struct PositionEarthTests {
                         """
                         EXPLAIN (COSTS OFF) SELECT o.id FROM orders o
                         WHERE o.status = 'NEW'
-                          AND earth_box(position_earth(52.52, 13.405), 3000) @> position_earth(o.pickup_lat, o.pickup_lng)
+                          AND earth_box(position_earth(52.52, 13.405), 3000)
+                              @> position_earth(o.pickup_lat, o.pickup_lng)
                         """,
                         "orders_new_pickup_idx"
                     ),

@@ -178,7 +178,8 @@ struct CaptureTests {
 
             // Any function of the table without such a filter (a path, a number's values, none) removes the WHEN.
             for trigger in [
-                Trigger.create("tagged").matching(#"$.kind != "x""#), Trigger.create("tagged").matching("id", in: ["1"]),
+                Trigger.create("tagged").matching(#"$.kind != "x""#),
+                Trigger.create("tagged").matching("id", in: ["1"]),
                 Trigger.create("tagged"),
             ] {
                 var wider = registry
@@ -190,7 +191,8 @@ struct CaptureTests {
             // A char(n) keeps its padding in the row's jsonb: "ab  " is not "ab" to the path, nor to the WHEN.
             try await client.query("CREATE TABLE coded (id int PRIMARY KEY, code char(4))")
             var coded = FunctionRegistry()
-            coded.register("notAb", on: Trigger.create("coded").matching("code", notIn: ["ab"]), as: Tagged.self) { _, _ in }
+            let notAb = Trigger.create("coded").matching("code", notIn: ["ab"])
+            coded.register("notAb", on: notAb, as: Tagged.self) { _, _ in }
             try await installer.install(coded)
             #expect(try await Self.triggerDefinition(client, "coded").contains("WHEN"))
             try await client.query("INSERT INTO coded VALUES (1, 'ab')")
