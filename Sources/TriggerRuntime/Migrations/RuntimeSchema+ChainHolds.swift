@@ -42,7 +42,7 @@ extension RuntimeSchema {
                   AND s.status = 'ready' AND s.run_after > now() AND s.lease_token IS NULL
             """
         ),
-        claimFunction(holdingChains: true),
+        claimFunction(ClaimShape(holding: .joined)),
     ]
 
     /// A function of the chain holds: PL/pgSQL (its plans are kept for the session), on the indexes only, nothing to

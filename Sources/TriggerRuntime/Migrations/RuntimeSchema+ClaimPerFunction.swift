@@ -26,7 +26,7 @@ extension RuntimeSchema {
         WHERE status = 'ready'
         """,
         "DROP INDEX trigger_runtime.deliveries_ready_idx",
-        claimFunction(holdingChains: true, perFunction: true),
+        claimFunction(ClaimShape(holding: .joined, perFunction: true)),
     ]
 
     /// Migration 0009: a candidate's check for an earlier ready delivery of its chain is a probe of that chain's
@@ -50,7 +50,7 @@ extension RuntimeSchema {
     /// deliveries waiting), so the timers never became deliveries, and orders that no driver could take were
     /// never cancelled. Promoted, a timer's delivery takes its place among the others (in `run_after` order).
     static let probingChains: [String] = [
-        claimFunction(holdingChains: true, perFunction: true, probingChains: true)
+        claimFunction(ClaimShape(holding: .joined, perFunction: true, chainRule: .probed))
     ]
 
     /// ``isChainHead`` as a probe per candidate (see ``probingChains``).
@@ -62,15 +62,15 @@ extension RuntimeSchema {
                       OFFSET 0)
         """
 
-    /// The pick of migrations 0008 and 0009 (see ``claimPerFunction`` and ``probingChains``); `excluding` names an
-    /// array of ids this claim already picked.
-    static func pickHeadsPerFunction(_ limit: String, _ excluding: String?, probingChains: Bool = false) -> String {
+    /// The pick of migrations 0008 to 0010 (see ``claimPerFunction``, ``probingChains`` and ``chainProbes``), with
+    /// `isHead` the order rule; `excluding` names an array of ids this claim already picked.
+    static func pickHeadsPerFunction(_ limit: String, _ excluding: String?, isHead: String) -> String {
         """
         SELECT p.id FROM unnest(p_functions) AS f(name)
                 CROSS JOIN LATERAL (
                     SELECT c.id, c.run_after FROM trigger_runtime.deliveries c
                     WHERE c.function_name = f.name AND c.status = 'ready' AND c.run_after <= now()
-                      \(excluding.map { "AND c.id <> ALL (\($0)) " } ?? "")AND \(probingChains ? isChainHeadProbed : isChainHead)
+                      \(excluding.map { "AND c.id <> ALL (\($0)) " } ?? "")AND \(isHead)
                     ORDER BY c.run_after, c.id
                     LIMIT \(limit)
                     FOR UPDATE OF c SKIP LOCKED

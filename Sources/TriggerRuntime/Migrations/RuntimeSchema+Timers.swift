@@ -91,16 +91,20 @@ extension RuntimeSchema {
         END
         $$
         """,
-        claimFunction(holdingChains: false),
+        claimFunction(ClaimShape(holding: .none)),
     ]
 
-    /// The claim of migrations 0005, 0007, 0008 and 0009 (`holdingChains`: the leased heads' later deliveries wait
-    /// with them; `perFunction`: each function's due deliveries are found in its own range of an index, 0008;
-    /// `probingChains`: each candidate's chain is probed on its own, 0009).
-    static func claimFunction(holdingChains: Bool, perFunction: Bool = false, probingChains: Bool = false) -> String {
+    /// The claim of migrations 0005 and 0007 to 0010, as `shape` says.
+    static func claimFunction(_ shape: ClaimShape) -> String {
+        let isHead =
+            switch shape.chainRule {
+            case .antiJoin: Self.isChainHead
+            case .probed: Self.isChainHeadProbed
+            case .probedByRow: Self.isChainHeadProbedByRow
+            }
         func pick(_ limit: String, _ excluding: String?) -> String {
-            perFunction
-                ? Self.pickHeadsPerFunction(limit, excluding, probingChains: probingChains)
+            shape.perFunction
+                ? Self.pickHeadsPerFunction(limit, excluding, isHead: isHead)
                 : Self.pickHeads(limit, excluding)
         }
         let lease = """
@@ -110,7 +114,13 @@ extension RuntimeSchema {
             WHERE d.id = ANY (picked)
             RETURNING d.*
             """
-        let returned = holdingChains ? "WITH leased AS (\(lease)),\n\(holdLeased)\nSELECT * FROM leased" : lease
+        let returned =
+            switch shape.holding {
+            case .none: lease
+            case .joined: "WITH leased AS (\(lease)),\n\(holdLeased)\nSELECT * FROM leased"
+            case .probed:
+                "WITH leased AS (\(lease)),\nheld AS (\(Self.holding("leased")))\nSELECT leased.* FROM leased, held"
+            }
         return """
             CREATE OR REPLACE FUNCTION trigger_runtime.claim(
                 p_functions text[], p_limit integer, p_owner text, p_lease_seconds double precision)
@@ -118,13 +128,13 @@ extension RuntimeSchema {
             LANGUAGE plpgsql
             SET enable_seqscan = off
             SET enable_sort = off
-            SET enable_bitmapscan = off\(perFunction ? "\nSET jit = off" : "")
+            SET enable_bitmapscan = off\(shape.perFunction ? "\nSET jit = off" : "")
             AS $$
             DECLARE
                 picked bigint[];
             BEGIN
                 PERFORM set_config('synchronous_commit', 'off', true);
-                \(probingChains ? promoteFirst(pick("p_limit", nil)) : promoteWhenShort(pick))
+                \(shape.chainRule == .antiJoin ? promoteWhenShort(pick) : promoteFirst(pick("p_limit", nil)))
                 RETURN QUERY
                 \(returned);
             END

@@ -129,6 +129,81 @@ struct ChainHoldTests {
     }
 }
 
+extension ChainHoldTests {
+    @Test("holding and waking probe each head's chain on the statistics of a drained queue (migration 0010)")
+    func holdsAndWakesProbeTheirChains() async throws {
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: Self.registry(), logger: logger) { client, _ in
+            // What autovacuum leaves when it visits a queue drained to a few rows (here ten dead letters): pages and
+            // few live rows in them, so the planner estimates a handful whatever the queue holds until the next
+            // analysis.
+            try await client.query(
+                "INSERT INTO items (id, name, value) SELECT g, 'x', 0 FROM generate_series(1, 3000) g"
+            )
+            try await client.query("UPDATE items SET value = 1 WHERE id > 1000")
+            try await client.query("DELETE FROM trigger_runtime.deliveries WHERE id % 200 <> 0")
+            try await client.query("UPDATE trigger_runtime.deliveries SET status = 'dead'")
+            try await client.query("VACUUM (TRUNCATE false) trigger_runtime.deliveries")
+            // 1,000 chains of three.
+            for value in 2...4 {
+                try await client.query("UPDATE items SET value = \(value) WHERE id <= 1000")
+            }
+            try await client.withConnection { connection in
+                func fetched() async throws -> Int64 {
+                    let rows = try await connection.query(
+                        """
+                        SELECT coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables
+                        WHERE relid = 'trigger_runtime.deliveries'::regclass
+                        """,
+                        logger: logger
+                    )
+                    var value: Int64 = -1
+                    for try await count in rows.decode(Int64.self) { value = count }
+                    return value
+                }
+                func count(_ condition: String) async throws -> Int64 {
+                    let sql =
+                        "SELECT count(*)::int8 FROM trigger_runtime.deliveries WHERE status = 'ready' AND \(condition)"
+                    let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                    var value: Int64 = -1
+                    for try await count in rows.decode(Int64.self) { value = count }
+                    return value
+                }
+                try await connection.query("BEGIN", logger: logger)
+                try await connection.query(
+                    "CREATE TEMP TABLE claimed AS SELECT * FROM trigger_runtime.claim(ARRAY['ship'], 32, 'probe', 30)",
+                    logger: logger
+                )
+                let claimed = try await connection.query("SELECT count(*)::int8 FROM claimed", logger: logger)
+                for try await value in claimed.decode(Int64.self) { #expect(value == 32) }
+                let afterClaim = try await fetched()
+                // The 32 heads' 64 successors wait with them. The claim of 0007-0009 held them in its lease's
+                // statement, which the planner may turn into a scan of the queue per row of the queue.
+                #expect(try await count("lease_token IS NULL AND run_after > now() + interval '20 seconds'") == 64)
+                #expect(afterClaim < 1_000, "rows the claim fetched through indexes: \(afterClaim)")
+
+                // The heads done: each chain's next delivery is due at once, found by its own probe.
+                let beforeWake = try await fetched()
+                try await connection.query(
+                    """
+                    SELECT trigger_runtime.wake_chains(array_agg(function_name), array_agg(document_key), array_agg(id))
+                    FROM claimed
+                    """,
+                    logger: logger
+                )
+                let afterWake = try await fetched()
+                // Due: the 968 chains not claimed (three each) and the 32 woken; still held: each claimed chain's
+                // third.
+                #expect(try await count("lease_token IS NULL AND run_after <= now()") == 968 * 3 + 32)
+                #expect(try await count("lease_token IS NULL AND run_after > now() + interval '20 seconds'") == 32)
+                let woken = afterWake - beforeWake
+                #expect(woken < 1_000, "rows the wake fetched through indexes: \(woken)")
+                try await connection.query("ROLLBACK", logger: logger)
+            }
+        }
+    }
+}
+
 extension PostgresOutboxStore {
     /// The claim these tests make: whatever of "ship" may run, as `owner`, leased for `lease`.
     fileprivate func claimShip(owner: String = "w", lease: Duration = .seconds(600)) async throws -> [Delivery] {
