@@ -46,16 +46,21 @@ extension RuntimeSchema {
     ]
 
     /// A function of the chain holds: PL/pgSQL (its plans are kept for the session), on the indexes only, nothing to
-    /// do for no rows.
-    private static func chainFunction(_ signature: String, _ statement: String) -> String {
+    /// do for no rows. `replacing` and `variables` are 0010's (see ``chainProbes``); 0007's text is what it was.
+    static func chainFunction(
+        _ signature: String,
+        _ statement: String,
+        replacing: Bool = false,
+        declaring variables: String? = nil
+    ) -> String {
         """
-        CREATE FUNCTION trigger_runtime.\(signature)
+        CREATE \(replacing ? "OR REPLACE " : "")FUNCTION trigger_runtime.\(signature)
         RETURNS void
         LANGUAGE plpgsql
         SET enable_seqscan = off
         SET enable_bitmapscan = off
         AS $$
-        BEGIN
+        \(variables.map { "DECLARE\n    \($0)\n" } ?? "")BEGIN
             IF p_ids IS NULL THEN
                 RETURN;
             END IF;

@@ -70,61 +70,42 @@ extension RuntimeSchema {
         """,
         "DROP INDEX trigger_runtime.deliveries_function_ready_idx",
         "ALTER INDEX trigger_runtime.deliveries_function_due_idx RENAME TO deliveries_function_ready_idx",
-        """
-        CREATE OR REPLACE FUNCTION trigger_runtime.hold_chains(
-            p_functions text[], p_documents text[], p_ids bigint[], p_until timestamptz[])
-        RETURNS void
-        LANGUAGE plpgsql
-        SET enable_seqscan = off
-        SET enable_bitmapscan = off
-        AS $$
-        DECLARE
-            successors bigint[];
-            untils timestamptz[];
-        BEGIN
-            IF p_ids IS NULL THEN
-                RETURN;
-            END IF;
+        chainFunction(
+            "hold_chains(p_functions text[], p_documents text[], p_ids bigint[], p_until timestamptz[])",
+            """
             SELECT array_agg(s.id), array_agg(h.until) INTO successors, untils
-            FROM unnest(p_functions, p_documents, p_ids, p_until) AS h(function_name, document_key, id, until)
-            CROSS JOIN LATERAL (\(laterChainMembers(of: "h"))) s;
-            IF successors IS NULL THEN
-                RETURN;
-            END IF;
-            -- A successor is of one head's chain; array_position is linear, and a claim holds a few.
-            UPDATE trigger_runtime.deliveries d SET run_after = untils[array_position(successors, d.id)]
-            WHERE d.id = ANY (ARRAY(
-                SELECT x.id FROM trigger_runtime.deliveries x
-                WHERE x.id = ANY (successors) AND x.status <> 'dead' AND x.lease_token IS NULL
-                  AND x.run_after < now() + (untils[array_position(successors, x.id)] - now()) / 2
-                FOR UPDATE OF x SKIP LOCKED));
-        END
-        $$
-        """,
-        """
-        CREATE OR REPLACE FUNCTION trigger_runtime.wake_chains(p_functions text[], p_documents text[], p_ids bigint[])
-        RETURNS void
-        LANGUAGE plpgsql
-        SET enable_seqscan = off
-        SET enable_bitmapscan = off
-        AS $$
-        BEGIN
-            IF p_ids IS NULL THEN
-                RETURN;
-            END IF;
-            -- The earliest later delivery of each chain, from all of them: a min() over the table alone could be
-            -- planned as a walk of the primary key from the head on.
+                FROM unnest(p_functions, p_documents, p_ids, p_until) AS h(function_name, document_key, id, until)
+                CROSS JOIN LATERAL (\(laterChainMembers(of: "h"))) s;
+                IF successors IS NULL THEN
+                    RETURN;
+                END IF;
+                -- A successor is of one head's chain; array_position is linear, and a claim holds a few.
+                UPDATE trigger_runtime.deliveries d SET run_after = untils[array_position(successors, d.id)]
+                WHERE d.id = ANY (ARRAY(
+                    SELECT x.id FROM trigger_runtime.deliveries x
+                    WHERE x.id = ANY (successors) AND x.status <> 'dead' AND x.lease_token IS NULL
+                      AND x.run_after < now() + (untils[array_position(successors, x.id)] - now()) / 2
+                    FOR UPDATE OF x SKIP LOCKED))
+            """,
+            replacing: true,
+            declaring: "successors bigint[];\n    untils timestamptz[];"
+        ),
+        // The earliest later delivery of each chain, from all of them: a min() over the table alone could be planned
+        // as a walk of the primary key from the head on.
+        chainFunction(
+            "wake_chains(p_functions text[], p_documents text[], p_ids bigint[])",
+            """
             UPDATE trigger_runtime.deliveries d SET run_after = now()
-            WHERE d.id = ANY (ARRAY(
-                    SELECT min(s.id)
-                    FROM unnest(p_functions, p_documents, p_ids) WITH ORDINALITY
-                        AS h(function_name, document_key, id, n)
-                    CROSS JOIN LATERAL (\(laterChainMembers(of: "h"))) s
-                    GROUP BY h.n))
-              AND d.status <> 'dead' AND d.run_after > now() AND d.lease_token IS NULL;
-        END
-        $$
-        """,
+                WHERE d.id = ANY (ARRAY(
+                        SELECT min(s.id)
+                        FROM unnest(p_functions, p_documents, p_ids) WITH ORDINALITY
+                            AS h(function_name, document_key, id, n)
+                        CROSS JOIN LATERAL (\(laterChainMembers(of: "h"))) s
+                        GROUP BY h.n))
+                  AND d.status <> 'dead' AND d.run_after > now() AND d.lease_token IS NULL
+            """,
+            replacing: true
+        ),
         claimFunction(ClaimShape(holding: .probed, perFunction: true, chainRule: .probedByRow)),
     ]
 

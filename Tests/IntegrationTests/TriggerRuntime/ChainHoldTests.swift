@@ -150,16 +150,7 @@ extension ChainHoldTests {
             }
             try await client.withConnection { connection in
                 func fetched() async throws -> Int64 {
-                    let rows = try await connection.query(
-                        """
-                        SELECT coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables
-                        WHERE relid = 'trigger_runtime.deliveries'::regclass
-                        """,
-                        logger: logger
-                    )
-                    var value: Int64 = -1
-                    for try await count in rows.decode(Int64.self) { value = count }
-                    return value
+                    try await RuntimeHarness.indexFetches(connection, logger: logger)
                 }
                 func count(_ condition: String) async throws -> Int64 {
                     let sql =

@@ -81,4 +81,18 @@ enum RuntimeHarness {
         for try await value in rows.decode(Int64.self) { return Int(value) }
         return 0
     }
+
+    /// Rows of `deliveries` fetched through its indexes so far in the connection's transaction: how the claim-plan
+    /// tests see a plan that reads the queue instead of a few rows of it.
+    static func indexFetches(_ connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        let rows = try await connection.query(
+            """
+            SELECT coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables
+            WHERE relid = 'trigger_runtime.deliveries'::regclass
+            """,
+            logger: logger
+        )
+        for try await value in rows.decode(Int64.self) { return value }
+        return -1
+    }
 }

@@ -226,15 +226,7 @@ struct SchemaTests {
                 )
                 var claimed: [String] = []
                 for try await name in rows.decode(String.self) { claimed.append(name) }
-                let stats = try await connection.query(
-                    """
-                    SELECT coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables
-                    WHERE relid = 'trigger_runtime.deliveries'::regclass
-                    """,
-                    logger: logger
-                )
-                var fetched: Int64 = -1
-                for try await value in stats.decode(Int64.self) { fetched = value }
+                let fetched = try await RuntimeHarness.indexFetches(connection, logger: logger)
                 try await connection.query("ROLLBACK", logger: logger)
                 return (claimed, fetched)
             }
