@@ -20,8 +20,14 @@ struct DriverSearchSQLTests {
 
     @Test("migration 0018's search walks the nearest-first scan, 500 positions at most; 0021's the free ones; 0023's (in use) on position_earth")
     func boundedScan() throws {
-        let latest = AppMigrations.all.last { $0.statements.contains { $0.contains("FUNCTION nearest_dispatchable_drivers") } }
+        let latest = AppMigrations.all.last {
+            $0.statements.contains { $0.contains("CREATE OR REPLACE FUNCTION nearest_dispatchable_drivers") }
+        }
         #expect(latest?.name == "0023_position_earth")
+        // 0024 keeps its body and plans its walk once per connection.
+        let cached = Self.squeezed(try #require(M0024CachedPlans.migration.statements.last))
+        #expect(cached.hasPrefix("ALTER FUNCTION nearest_dispatchable_drivers("))
+        #expect(cached.hasSuffix("SET plan_cache_mode = force_generic_plan"))
         for (migration, earth) in [
             (M0018BoundedDriverSearch.migration, "ll_to_earth"), (M0021FreeDriverIndex.migration, "ll_to_earth"),
             (M0023PositionEarth.migration, "position_earth"),

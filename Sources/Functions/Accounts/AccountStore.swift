@@ -13,19 +13,11 @@ struct AccountStore: Sendable {
 
     /// The caller an access token (or a pre-session token, until it expires) belongs to.
     func caller(tokenHash: String) async throws -> Caller? {
-        let session = try await self.client.row(
-            """
-            SELECT u.id, u.role, s.id FROM auth_tokens t
-            JOIN auth_sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
-            WHERE t.token_hash = \(tokenHash) AND t.kind = 'access' AND t.expires_at > now()
-              AND s.revoked_at IS NULL AND s.expires_at > now()
-            """,
-            logger: self.logger
-        ) { row -> Caller? in
-            let (id, role, session) = try row.decode((UUID, String, UUID).self)
+        let statement = PreparedStatements.SessionCaller(tokenHash: tokenHash)
+        let sessions = try await self.client.rows(statement, logger: self.logger)
+        if let (id, role, session) = sessions.first {
             return UserRole(rawValue: role).map { Caller(id: id, role: $0, sessionID: session, tokenHash: tokenHash) }
         }
-        if let session { return session }
         return try await self.client.row(
             """
             SELECT u.id, u.role FROM api_tokens t JOIN users u ON u.id = t.user_id

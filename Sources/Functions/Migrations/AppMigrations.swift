@@ -26,5 +26,6 @@ enum AppMigrations {
         M0021FreeDriverIndex.migration,
         M0022FreeDriverCopiesWithoutWaiting.migration,
         M0023PositionEarth.migration,
+        M0024CachedPlans.migration,
     ]
 }

@@ -19,18 +19,14 @@ extension PostgresRideStore {
     }
 
     /// An order's three documents, in the order ``view(of:)`` reads them (legs pickup first).
-    private static var viewColumns: String {
-        """
-        to_jsonb(o)::text,
-        CASE WHEN d.id IS NULL THEN NULL ELSE to_jsonb(d)::text END,
-        coalesce((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.leg DESC) FROM order_legs l WHERE l.order_id = o.id),
-                 '[]'::jsonb)::text
-        """
-    }
+    private static var viewColumns: String { PreparedStatements.orderViewColumns }
 
     private static func view(of row: PostgresRow) throws -> OrderView {
-        let (order, driver, legs) = try row.decode((String, String?, String).self)
-        return try self.view(order: order, driver: driver, legs: legs)
+        try self.view(of: try row.decode((String, String?, String).self))
+    }
+
+    private static func view(of documents: (order: String, driver: String?, legs: String)) throws -> OrderView {
+        try self.view(order: documents.order, driver: documents.driver, legs: documents.legs)
     }
 
     private static func view(order: String, driver: String?, legs: String) throws -> OrderView {
@@ -44,24 +40,14 @@ extension PostgresRideStore {
 
     /// The order if the caller may see it: its rider, its driver, or a driver it is offered to while NEW.
     func orderView(id: UUID, visibleTo callerID: UUID) async throws -> OrderView? {
-        try await self.executor.row(
-            """
-            SELECT \(unescaped: Self.viewColumns) FROM orders o LEFT JOIN users d ON d.id = o.driver_id
-            WHERE o.id = \(id) AND (o.rider_id = \(callerID) OR o.driver_id = \(callerID) OR (o.status = 'NEW' AND
-                EXISTS (SELECT 1 FROM order_offers f WHERE f.order_id = o.id AND f.driver_id = \(callerID))))
-            """,
-            logger: self.logger,
-            Self.view(of:)
-        )
+        let statement = PreparedStatements.OrderViewForCaller(order: id, caller: callerID)
+        return try await self.executor.rows(statement, logger: self.logger).first.map(Self.view(of:))
     }
 
     /// The order whoever asks (the share page, which checked its token).
     func orderView(id: UUID) async throws -> OrderView? {
-        try await self.executor.row(
-            "SELECT \(unescaped: Self.viewColumns) FROM orders o LEFT JOIN users d ON d.id = o.driver_id WHERE o.id = \(id)",
-            logger: self.logger,
-            Self.view(of:)
-        )
+        let statement = PreparedStatements.OrderView(order: id)
+        return try await self.executor.rows(statement, logger: self.logger).first.map(Self.view(of:))
     }
 
     /// The caller's orders (as rider, or as driver), newest first, after `cursor`: at most `limit` views, each with

@@ -19,6 +19,15 @@ extension QueryExecutor {
         return values
     }
 
+    /// Every row of a prepared statement, decoded by the statement.
+    func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws
+        -> [Statement.Row]
+    {
+        var values: [Statement.Row] = []
+        for try await row in try await self.run(statement, logger: logger) { values.append(row) }
+        return values
+    }
+
     /// The first row of `query` (which should return at most one), turned into a value by `transform`.
     func row<T>(_ query: PostgresQuery, logger: Logger, _ transform: (PostgresRow) throws -> T) async throws -> T? {
         try await self.rows(query, logger: logger, transform).first

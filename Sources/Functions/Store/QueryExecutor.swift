@@ -14,16 +14,36 @@ public protocol QueryExecutor: Sendable {
     ///   - query: The statement, with its bind parameters.
     ///   - logger: The caller's logger.
     func execute(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence
+
+    /// Runs a statement prepared once per connection (see ``PreparedStatements``) and returns its decoded rows.
+    func run<Statement: PostgresPreparedStatement>(
+        _ statement: Statement,
+        logger: Logger
+    ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, Statement.Row>
 }
 
 extension PostgresClient: QueryExecutor {
     public func execute(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
         try await self.query(query, logger: logger)
     }
+
+    public func run<Statement: PostgresPreparedStatement>(
+        _ statement: Statement,
+        logger: Logger
+    ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, Statement.Row> {
+        try await self.execute(statement, logger: logger)
+    }
 }
 
 extension PostgresConnection: QueryExecutor {
     public func execute(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
         try await self.query(query, logger: logger)
+    }
+
+    public func run<Statement: PostgresPreparedStatement>(
+        _ statement: Statement,
+        logger: Logger
+    ) async throws -> AsyncThrowingMapSequence<PostgresRowSequence, Statement.Row> {
+        try await self.execute(statement, logger: logger)
     }
 }

@@ -18,6 +18,7 @@ extension TriggerRuntime {
             Migration(group: migrationGroup, name: "0008_claim_per_function", statements: RuntimeSchema.claimPerFunction),
             Migration(group: migrationGroup, name: "0009_claim_probes_chains", statements: RuntimeSchema.probingChains),
             Migration(group: migrationGroup, name: "0010_chain_probes", statements: RuntimeSchema.chainProbes),
+            Migration(group: migrationGroup, name: "0011_cached_plans", statements: RuntimeSchema.cachedPlans),
         ]
     }
 }

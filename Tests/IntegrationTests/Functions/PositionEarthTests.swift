@@ -73,6 +73,26 @@ struct PositionEarthTests {
                     for try await line in rows.decode(String.self) { plan.append(line) }
                     #expect(plan.contains { $0.contains(index) }, "\(plan.joined(separator: "\n"))")
                 }
+                // The search's walk planned as migration 0024 has it, generic (its parameters unknown): the same
+                // index, nearest first.
+                try await connection.query("SET plan_cache_mode = force_generic_plan", logger: Self.logger)
+                try await connection.query(
+                    """
+                    PREPARE walk(float8, float8, float8) AS SELECT p.driver_id FROM driver_positions p
+                    WHERE p.online AND NOT p.busy AND earth_box(position_earth($1, $2), $3) @> position_earth(p.lat, p.lng)
+                    ORDER BY position_earth(p.lat, p.lng) <-> position_earth($1, $2)
+                    """,
+                    logger: Self.logger
+                )
+                var plan: [String] = []
+                let rows = try await connection.query(
+                    "EXPLAIN (COSTS OFF) EXECUTE walk(52.52, 13.405, 5000)",
+                    logger: Self.logger
+                )
+                for try await line in rows.decode(String.self) { plan.append(line) }
+                let text = plan.joined(separator: "\n")
+                #expect(text.contains("Index Scan using driver_positions_free_earth_idx"), "\(text)")
+                #expect(text.contains("Order By: ((position_earth(lat, lng))::cube <-> (position_earth($1, $2))::cube)"), "\(text)")
             }
             let found = try await client.query(
                 "SELECT driver_id FROM nearest_dispatchable_drivers(52.52, 13.405, 5000, 120, NULL, 5)",
