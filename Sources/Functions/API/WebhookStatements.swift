@@ -11,11 +11,16 @@ import PostgresNIO
 /// The events and elements are declared `text` and cast in the statement: a Swift string binds as text, and a
 /// parameter PostgreSQL inferred as `jsonb` would expect `jsonb`'s binary form.
 enum WebhookStatements {
+    /// A statement over a delivery's events (its only parameter) that returns the indexes of the events it applied.
+    protocol AppliedEvents: PostgresPreparedStatement where Row == Int {
+        var events: String { get }
+    }
+
     /// The newest tracking state of each device in the delivery, users locked in id order (as the positions' drivers
     /// are), applied unless a newer one is recorded; returns the applied events' indexes. `NO KEY UPDATE`, the lock
     /// the UPDATE takes anyway: a foreign key's check of the driver (an accept, a trip's insert) does not wait for
     /// the rest of the transaction.
-    struct DeviceStatuses: PostgresPreparedStatement {
+    struct DeviceStatuses: AppliedEvents {
         static let name = "functions_webhook_device_statuses_v1"
         static let sql = """
             WITH latest AS (
@@ -38,23 +43,12 @@ enum WebhookStatements {
             WHERE u.id = k.id AND (u.device_status_at IS NULL OR u.device_status_at <= k.at)
             RETURNING k.event_index
             """
-        static let bindingDataTypes: [PostgresDataType] = [.text]
-        typealias Row = Int
-
         var events: String
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(self.events)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
     }
 
     /// The newest position of each device in the delivery, upserted in driver order unless a newer one is recorded;
     /// returns the applied events' indexes.
-    struct Positions: PostgresPreparedStatement {
+    struct Positions: AppliedEvents {
         static let name = "functions_webhook_positions_v1"
         static let sql = """
             WITH latest AS (
@@ -81,18 +75,7 @@ enum WebhookStatements {
             SELECT l.event_index FROM moved
             JOIN users u ON u.id = moved.driver_id JOIN latest l ON l.device_id = u.device_id
             """
-        static let bindingDataTypes: [PostgresDataType] = [.text]
-        typealias Row = Int
-
         var events: String
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(self.events)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
     }
 
     /// The delivery's events into the inbox (an event already there, by message id and index or by content, is
@@ -160,4 +143,16 @@ enum WebhookStatements {
 
         func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
     }
+}
+
+extension WebhookStatements.AppliedEvents {
+    static var bindingDataTypes: [PostgresDataType] { [.text] }
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(self.events)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
 }
