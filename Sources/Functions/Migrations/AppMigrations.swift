@@ -27,5 +27,6 @@ enum AppMigrations {
         M0022FreeDriverCopiesWithoutWaiting.migration,
         M0023PositionEarth.migration,
         M0024CachedPlans.migration,
+        M0025PositionEventPlans.migration,
     ]
 }
