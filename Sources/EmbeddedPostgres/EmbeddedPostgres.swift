@@ -137,10 +137,34 @@ public struct EmbeddedPostgres: Sendable {
             options.append("-c \(key)=\(value)")
         }
         self.logger.info("starting PostgreSQL", metadata: ["postgres.port": "\(self.port)"])
-        try Shell.run(
-            "\(self.binDirectory)/pg_ctl",
-            ["start", "-w", "-t", "60", "-D", directory, "-l", "\(directory)/server.log", "-o", options.joined(separator: " ")]
-        )
+        // pg_ctl only says "could not start server; examine the log output": the reason is in the server's log,
+        // which `-l` appends to across starts, so only what this start wrote is read back into the error.
+        let log = "\(directory)/server.log"
+        let logStart = (try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? 0
+        do {
+            try Shell.run(
+                "\(self.binDirectory)/pg_ctl",
+                ["start", "-w", "-t", "60", "-D", directory, "-l", log, "-o", options.joined(separator: " ")]
+            )
+        } catch let error as EmbeddedPostgresError {
+            let written = Self.tail(of: log, from: logStart)
+            throw EmbeddedPostgresError(
+                written.contains("could not bind") ? .portInUse : error.code,
+                "\(error.message)\nserver.log:\n\(written)"
+            )
+        }
+    }
+
+    /// What `path` holds from byte `offset` on (at most its last 4 KiB); empty when it cannot be read.
+    private static func tail(of path: String, from offset: Int) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return "" }
+        defer { try? handle.close() }
+        let end = (try? handle.seekToEnd()) ?? 0
+        let start = max(UInt64(max(offset, 0)), end > 4096 ? end - 4096 : 0)
+        guard start <= end, (try? handle.seek(toOffset: start)) != nil,
+            let data = try? handle.readToEnd()
+        else { return "" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Copies the certificate and key into the data folder (the key readable by the server's user only, as
@@ -211,8 +235,61 @@ public struct EmbeddedPostgres: Sendable {
 }
 
 extension EmbeddedPostgres {
-    /// Starts a server in a new temporary folder with ``Configuration/throwawaySettings``; it is stopped and its
-    /// folder deleted when this process exits (even by a crash).
+    /// Starts a server and returns it running. A port chosen here is one that was free a moment ago: another socket
+    /// can take it before the server binds it (seen while a simulation held 13,000 client connections, and in a CI
+    /// run of the whole suite: outgoing connections draw their ephemeral ports from the same range). A server that
+    /// could not bind such a port is started again on another one, in the same folder, up to three times. A port the
+    /// configuration names is kept: failing to bind it is ``EmbeddedPostgresError/Code/portInUse``.
+    /// - Parameters:
+    ///   - configuration: Where and how it runs.
+    ///   - preferredPort: Tried first when ``Configuration/port`` is `nil` and it is free (the local stack's port of
+    ///     its last start); if another socket takes it first, a free one instead.
+    ///   - logger: Receives what the server does.
+    public static func started(
+        configuration: Configuration, preferredPort: Int? = nil, logger: Logger
+    ) throws -> EmbeddedPostgres {
+        try Self.started(
+            configuration: configuration,
+            preferredPort: preferredPort,
+            choosingPortsWith: Shell.freePort,
+            logger: logger
+        )
+    }
+
+    /// ``started(configuration:preferredPort:logger:)`` with the free ports drawn from `freePort` (tests hand it a
+    /// port they hold, to be the one another socket took).
+    static func started(
+        configuration: Configuration, preferredPort: Int?, choosingPortsWith freePort: () throws -> Int, logger: Logger
+    ) throws -> EmbeddedPostgres {
+        var attempt = configuration
+        if let port = configuration.port {
+            attempt.port = port
+        } else if let preferredPort, Shell.isFree(preferredPort) {
+            attempt.port = preferredPort
+        } else {
+            attempt.port = try freePort()
+        }
+        for remaining in (0..<3).reversed() {
+            let server = try EmbeddedPostgres(configuration: attempt, logger: logger)
+            do {
+                try server.start()
+                return server
+            } catch let error as EmbeddedPostgresError
+                where error.code == .portInUse && configuration.port == nil && remaining > 0
+            {
+                logger.notice(
+                    "PostgreSQL's port was taken before it bound it; starting it on another",
+                    metadata: ["postgres.port": "\(server.port)"]
+                )
+                attempt.port = try freePort()
+            }
+        }
+        preconditionFailure("the last attempt returns or throws")
+    }
+
+    /// Starts a server in a new temporary folder with ``Configuration/throwawaySettings`` (on a free port, chosen
+    /// again when taken, as ``started(configuration:preferredPort:logger:)`` does); it is stopped and its folder
+    /// deleted when this process exits (even by a crash).
     /// - Parameters:
     ///   - name: The folder's prefix.
     ///   - tls: The server's certificate and key, for a server that accepts only TLS over TCP.
@@ -221,36 +298,17 @@ extension EmbeddedPostgres {
         name: String, tls: Configuration.TLSFiles? = nil, logger: Logger
     ) throws -> EmbeddedPostgres {
         let directory = NSTemporaryDirectory() + "\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        // The port is one that was free a moment ago; another socket can take it before the server binds it (seen
-        // while a simulation held 13,000 client connections: their ephemeral ports are drawn from the same range).
-        // A server that could not bind is started again on another port, in the same folder.
-        var attempt = 1
-        while true {
-            let server = try EmbeddedPostgres(
-                configuration: .init(dataDirectory: directory, settings: Configuration.throwawaySettings, tls: tls),
-                logger: logger
-            )
-            do {
-                try server.start()
-                ProcessCleanup.register(server)
-                return server
-            } catch {
-                let log = (try? String(contentsOfFile: "\(directory)/server.log", encoding: .utf8)) ?? ""
-                guard attempt < 3, log.contains("could not bind") else { throw error }
-                try? FileManager.default.removeItem(atPath: "\(directory)/server.log")
-                attempt += 1
-            }
-        }
+        let server = try Self.started(
+            configuration: .init(dataDirectory: directory, settings: Configuration.throwawaySettings, tls: tls),
+            logger: logger
+        )
+        ProcessCleanup.register(server)
+        return server
     }
 
     /// A TCP port on 127.0.0.1 that was free a moment ago (what the server is started on when no port is given);
     /// tests use it for a port nothing listens on.
     public static func freeLoopbackPort() throws -> Int {
         try Shell.freePort()
-    }
-
-    /// Whether nothing listens on `port` of 127.0.0.1 right now (the local stack reuses its last port when free).
-    public static func isFreeLoopbackPort(_ port: Int) -> Bool {
-        Shell.isFree(port)
     }
 }

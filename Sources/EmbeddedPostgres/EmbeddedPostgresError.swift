@@ -5,6 +5,7 @@ public struct EmbeddedPostgresError: Error, Sendable, Equatable, CustomStringCon
         private enum Base: String, Hashable, Sendable {
             case binariesNotFound = "binaries_not_found"
             case commandFailed = "command_failed"
+            case portInUse = "port_in_use"
             case notReachable = "not_reachable"
             case invalidURL = "invalid_url"
             case invalidTLS = "invalid_tls"
@@ -16,6 +17,8 @@ public struct EmbeddedPostgresError: Error, Sendable, Equatable, CustomStringCon
         public static let binariesNotFound = Code(.binariesNotFound)
         /// `initdb`, `pg_ctl` or a helper command exited with an error.
         public static let commandFailed = Code(.commandFailed)
+        /// The server could not bind its port: another socket holds it.
+        public static let portInUse = Code(.portInUse)
         /// The server did not accept connections in time.
         public static let notReachable = Code(.notReachable)
         /// A `postgres://` URL could not be parsed.

@@ -22,8 +22,7 @@ extension Configuration {
         case .embedded(let directory):
             let absolute = URL(fileURLWithPath: directory, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
                 .standardizedFileURL.path
-            let embedded = try EmbeddedPostgres(configuration: .init(dataDirectory: absolute), logger: logger)
-            try embedded.start()
+            let embedded = try EmbeddedPostgres.started(configuration: .init(dataDirectory: absolute), logger: logger)
             server = embedded
             client = embedded.clientConfiguration(database: "postgres")
         }

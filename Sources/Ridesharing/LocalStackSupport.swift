@@ -42,12 +42,11 @@ enum LocalData {
         let portFile = directory + ".port"
         let savedPort = (try? String(contentsOfFile: portFile, encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            .flatMap { EmbeddedPostgres.isFreeLoopbackPort($0) ? $0 : nil }
-        let server = try EmbeddedPostgres(
-            configuration: .init(dataDirectory: directory, port: savedPort),
+        let server = try EmbeddedPostgres.started(
+            configuration: .init(dataDirectory: directory),
+            preferredPort: savedPort,
             logger: logger
         )
-        try server.start()
         do {
             try "\(server.port)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
         } catch {

@@ -45,11 +45,10 @@ struct SSEBench: AsyncParsableCommand {
         try FileLimit.raise(toAtLeast: self.streams + 1_000)
         let directory = NSTemporaryDirectory() + "sse-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let server = try EmbeddedPostgres(
+        let server = try EmbeddedPostgres.started(
             configuration: .init(dataDirectory: directory + "/pg", settings: ["max_connections": "100"]),
             logger: logger
         )
-        try server.start()
         defer {
             server.stop()
             do { try FileManager.default.removeItem(atPath: directory) } catch { say("sse-bench: \(error)") }

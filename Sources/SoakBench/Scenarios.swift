@@ -17,11 +17,10 @@ struct ServicesScenario {
     private func run(sms: SMSWebhookInbox) async throws -> ScenarioResult {
         let directory = NSTemporaryDirectory() + "soak-bench-services-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let server = try EmbeddedPostgres(
+        let server = try EmbeddedPostgres.started(
             configuration: .init(dataDirectory: directory + "/pg", settings: ["max_connections": "200"]),
             logger: self.logger
         )
-        try server.start()
         defer {
             server.stop()
             removeScratch(directory)

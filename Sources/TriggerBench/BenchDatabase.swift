@@ -14,11 +14,10 @@ struct BenchDatabase: Sendable {
 
     static func start(logger: Logger) throws -> BenchDatabase {
         let directory = NSTemporaryDirectory() + "trigger-bench-pg-\(getpid())"
-        let server = try EmbeddedPostgres(
+        let server = try EmbeddedPostgres.started(
             configuration: .init(dataDirectory: directory, settings: Self.settings),
             logger: logger
         )
-        try server.start()
         return BenchDatabase(server: server, logger: logger)
     }
 

@@ -64,11 +64,10 @@ struct WebhookBench: AsyncParsableCommand {
         logger.logLevel = .notice
         let directory = NSTemporaryDirectory() + "webhook-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let server = try EmbeddedPostgres(
+        let server = try EmbeddedPostgres.started(
             configuration: .init(dataDirectory: directory + "/pg", settings: ["max_connections": "100"]),
             logger: logger
         )
-        try server.start()
         defer {
             server.stop()
             do { try FileManager.default.removeItem(atPath: directory) } catch { say("webhook-bench: \(error)") }

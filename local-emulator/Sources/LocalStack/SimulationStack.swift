@@ -141,11 +141,12 @@ public final class SimulationStack: Sendable {
         settings["synchronous_commit"] = "on"
         // The report's table of PostgreSQL's busiest statements (a few per cent of the server's CPU).
         settings["shared_preload_libraries"] = "pg_stat_statements"
-        let postgres = try EmbeddedPostgres(
-            configuration: .init(dataDirectory: directory + "/pg", settings: settings),
-            logger: logger
-        )
-        try await Self.blocking { try postgres.start() }
+        let postgres = try await Self.blocking { [settings] in
+            try EmbeddedPostgres.started(
+                configuration: .init(dataDirectory: directory + "/pg", settings: settings),
+                logger: logger
+            )
+        }
         defer {
             postgres.stop(immediate: true)
             if scratch { try? FileManager.default.removeItem(atPath: directory) }
@@ -312,12 +313,11 @@ public final class SimulationStack: Sendable {
 
     /// Runs `work` on a thread of its own: `pg_ctl` blocks for seconds, which must not hold one of the few threads
     /// of Swift's cooperative pool.
-    static func blocking(_ work: @escaping @Sendable () throws -> Void) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+    static func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             Thread.detachNewThread {
                 do {
-                    try work()
-                    continuation.resume()
+                    continuation.resume(returning: try work())
                 } catch {
                     continuation.resume(throwing: error)
                 }
