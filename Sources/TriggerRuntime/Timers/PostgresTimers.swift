@@ -34,47 +34,25 @@ public struct PostgresTimers: TimerScheduling {
         guard let connection = transaction else {
             throw TriggerRuntimeError(.noTransaction, "scheduling a timer of \(function) needs the caller's transaction")
         }
-        let name = function.rawValue
-        let json = payload.map { String(decoding: $0, as: UTF8.self) } ?? "null"
         let (dueAt, delay): (Date?, Double?) =
             switch due {
             case .at(let date): (date, nil)
             case .after(let duration): (nil, duration.secondsValue)
             }
-        // A due timer not yet claimed is a delivery with attempt 0 and no lease: `replace` removes it with the
-        // pending one (at most one of the two exists), `keep` keeps it.
-        let rows = try await connection.query(
-            """
-            WITH f AS (SELECT FROM trigger_runtime.functions WHERE name = \(name) AND kind = 'timer'),
-            promoted AS (
-                SELECT id FROM trigger_runtime.deliveries
-                WHERE function_name = \(name) AND document_key = \(document) AND timer_key = \(key)
-                  AND status = 'ready' AND attempt = 0 AND lease_token IS NULL
-                FOR UPDATE
+        let rows = try await connection.execute(
+            TimerStatements.Schedule(
+                function: function.rawValue,
+                document: document,
+                key: key,
+                replace: ifExists == .replace,
+                dueAt: dueAt,
+                delay: delay,
+                payload: payload.map { String(decoding: $0, as: UTF8.self) } ?? "null",
+                channel: self.channel
             ),
-            unpromoted AS (
-                DELETE FROM trigger_runtime.deliveries
-                WHERE id IN (SELECT id FROM promoted) AND \(ifExists == .replace)
-                RETURNING id
-            ),
-            written AS (
-                INSERT INTO trigger_runtime.timers (function_name, document_key, timer_key, due_at, payload)
-                SELECT \(name), \(document), \(key),
-                       coalesce(\(dueAt)::timestamptz, now() + make_interval(secs => \(delay)::float8)),
-                       \(json)::jsonb
-                FROM f WHERE \(ifExists == .replace) OR NOT EXISTS (SELECT FROM promoted)
-                ON CONFLICT (function_name, document_key, timer_key) DO UPDATE
-                SET due_at = excluded.due_at, payload = excluded.payload, created_at = now()
-                WHERE \(ifExists == .replace)
-                RETURNING 1
-            ),
-            notified AS (SELECT pg_notify(\(self.channel), '') FROM written LIMIT 1)
-            SELECT (SELECT count(*) FROM f)::int8, (SELECT count(*) FROM written)::int8,
-                   (SELECT count(*) FROM notified)::int8, (SELECT count(*) FROM unpromoted)::int8
-            """,
             logger: self.logger
         )
-        for try await (registered, written, _, _) in rows.decode((Int64, Int64, Int64, Int64).self) {
+        for try await (registered, written) in rows {
             guard registered > 0 else {
                 throw TriggerRuntimeError(
                     .functionNotRegistered,
@@ -93,26 +71,11 @@ public struct PostgresTimers: TimerScheduling {
         guard let connection = transaction else {
             throw TriggerRuntimeError(.noTransaction, "cancelling a timer of \(function) needs the caller's transaction")
         }
-        let name = function.rawValue
-        let rows = try await connection.query(
-            """
-            WITH pending AS (
-                DELETE FROM trigger_runtime.timers
-                WHERE function_name = \(name) AND document_key = \(document) AND timer_key = \(key)
-                RETURNING 1
-            ),
-            promoted AS (
-                DELETE FROM trigger_runtime.deliveries
-                WHERE function_name = \(name) AND document_key = \(document) AND timer_key = \(key)
-                  AND status = 'ready' AND attempt = 0 AND lease_token IS NULL
-                RETURNING id, function_name, document_key
-            ),
-            woken AS (\(unescaped: RuntimeSchema.waking("promoted")))  -- its chain's next delivery (migration 0007)
-            SELECT ((SELECT count(*) FROM pending) + (SELECT count(*) FROM promoted))::int8 FROM woken
-            """,
+        let rows = try await connection.execute(
+            TimerStatements.Cancel(function: function.rawValue, document: document, key: key),
             logger: self.logger
         )
-        for try await removed in rows.decode(Int64.self) { return removed > 0 }
+        for try await removed in rows { return removed > 0 }
         return false
     }
 }

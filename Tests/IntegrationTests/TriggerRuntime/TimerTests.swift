@@ -347,4 +347,44 @@ struct TimerTests {
             #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.done") == 600)
         }
     }
+
+    @Test("scheduling and cancelling are statements prepared once per connection, planned generic after the first few")
+    func statementsArePreparedAndGeneric() async throws {
+        let fired = Observations<Fired>()
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: Self.registry(fired), logger: logger) { client, _ in
+            let timers = PostgresTimers(logger: logger)
+            let plans = try await client.withConnection { connection in
+                for round in 0..<12 {
+                    // Both forms of due time: the statement's `NULL` instant or delay must not change its plan.
+                    let due: TimerDue = round.isMultiple(of: 2) ? .after(.seconds(60)) : .at(Date() + 60)
+                    let written = try await timers.schedule(
+                        "ring", document: "d\(round)", key: "k", due: due, payload: nil, ifExists: .keep,
+                        on: connection
+                    )
+                    #expect(written)
+                    #expect(try await timers.cancel("ring", document: "d\(round)", key: "k", on: connection))
+                }
+                let rows = try await connection.query(
+                    """
+                    SELECT name, generic_plans, custom_plans FROM pg_prepared_statements
+                    WHERE name LIKE 'trigger_runtime_timer_%' ORDER BY name
+                    """,
+                    logger: logger
+                )
+                var plans: [String: (generic: Int64, custom: Int64)] = [:]
+                for try await (name, generic, custom) in rows.decode((String, Int64, Int64).self) {
+                    plans[name] = (generic, custom)
+                }
+                return plans
+            }
+            #expect(plans.keys.sorted() == ["trigger_runtime_timer_cancel_v1", "trigger_runtime_timer_schedule_v1"])
+            for (name, plan) in plans {
+                // PostgreSQL plans the first five executions for their values, then keeps a generic plan if it
+                // costs no more: a statement planned anew at every call would show 12 custom plans.
+                #expect(plan.custom <= 5 && plan.generic >= 7, "\(name): \(plan)")
+            }
+            #expect(try await Self.count(client, "timers") == 0)
+        }
+    }
 }
