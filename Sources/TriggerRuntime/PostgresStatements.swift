@@ -49,23 +49,10 @@ enum PostgresStatements {
 
     /// Moves the deliveries whose claims still hold them to the done log and makes each chain's next delivery due
     /// now (migration 0007); returns their ids. The rows are found through the primary key (`id = ANY`), each
-    /// checked against its own token.
+    /// checked against its own token; `mark_done()` plans that once per connection (migration 0012).
     struct MarkDoneBatch: PostgresPreparedStatement {
-        static let name = "trigger_runtime_mark_done_batch_v2"
-        static let sql = """
-            WITH d AS (
-                DELETE FROM trigger_runtime.deliveries
-                WHERE id = ANY ($1::int8[]) AND lease_token = ($2::uuid[])[array_position($1::int8[], id)]
-                RETURNING id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner
-            ),
-            moved AS (
-                INSERT INTO trigger_runtime.done
-                    (id, function_name, table_name, operation, document_key, committed_at, attempt, lease_owner)
-                SELECT * FROM d RETURNING id
-            ),
-            woken AS (\(RuntimeSchema.waking("d")))
-            SELECT moved.id FROM moved, woken
-            """
+        static let name = "trigger_runtime_mark_done_batch_v3"
+        static let sql = "SELECT id FROM trigger_runtime.mark_done($1::int8[], $2::uuid[]) AS id"
         typealias Row = Int64
 
         var ids: [Int64]

@@ -19,6 +19,11 @@ extension TriggerRuntime {
             Migration(group: migrationGroup, name: "0009_claim_probes_chains", statements: RuntimeSchema.probingChains),
             Migration(group: migrationGroup, name: "0010_chain_probes", statements: RuntimeSchema.chainProbes),
             Migration(group: migrationGroup, name: "0011_cached_plans", statements: RuntimeSchema.cachedPlans),
+            Migration(
+                group: migrationGroup,
+                name: "0012_cached_plans_everywhere",
+                statements: RuntimeSchema.cachedPlansEverywhere
+            ),
         ]
     }
 }

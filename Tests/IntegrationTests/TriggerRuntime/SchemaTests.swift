@@ -234,4 +234,29 @@ struct SchemaTests {
             #expect(fetched >= 0 && fetched < 100, "rows the claim fetched through indexes: \(fetched)")
         }
     }
+
+    @Test("every statement a worker runs per claim, completion and timer is in a function that plans generic (0011, 0012)")
+    func workerStatementsPlanGeneric() async throws {
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: FunctionRegistry(), logger: logger) { client, _ in
+            let rows = try await client.query(
+                """
+                SELECT proname::text, array_to_string(proconfig, ',') FROM pg_proc
+                WHERE pronamespace = 'trigger_runtime'::regnamespace
+                  AND proname IN ('claim', 'hold_chains', 'wake_chains', 'promote_timers', 'mark_done',
+                                  'schedule_timer', 'cancel_timer')
+                """,
+                logger: logger
+            )
+            var settings: [String: String] = [:]
+            for try await (name, config) in rows.decode((String, String?).self) { settings[name] = config ?? "" }
+            #expect(settings.count == 7, "\(settings.keys.sorted())")
+            for (name, config) in settings {
+                #expect(config.contains("plan_cache_mode=force_generic_plan"), "\(name): \(config)")
+            }
+            // The claim keeps its planner settings (0008, 0010).
+            #expect(settings["claim"]?.contains("enable_sort=off") == true)
+            #expect(settings["claim"]?.contains("jit=off") == true)
+        }
+    }
 }
