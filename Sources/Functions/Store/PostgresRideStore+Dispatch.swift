@@ -40,19 +40,7 @@ extension PostgresRideStore {
         async throws -> [UUID]
     {
         try await self.executor.rows(
-            """
-            SELECT o.id FROM users u
-            JOIN driver_positions p ON p.driver_id = u.id
-            JOIN orders o ON o.status = 'NEW'
-                AND earth_box(position_earth(p.lat, p.lng), \(radius)) @> position_earth(o.pickup_lat, o.pickup_lng)
-                AND earth_distance(position_earth(p.lat, p.lng), position_earth(o.pickup_lat, o.pickup_lng))
-                    <= \(radius)
-            WHERE u.id = \(driverID) AND \(unescaped: DriverSearchSQL.dispatchable("u"))
-              AND p.recorded_at >= now() - make_interval(secs => \(search.maxPositionAge.seconds))
-              AND NOT EXISTS (SELECT 1 FROM order_offers f WHERE f.order_id = o.id AND f.driver_id = u.id)
-            ORDER BY earth_distance(position_earth(p.lat, p.lng), position_earth(o.pickup_lat, o.pickup_lng)), o.id
-            LIMIT \(limit)
-            """,
+            Prepared(StoreStatements.WaitingOrders.self, radius, driverID, search.maxPositionAge.seconds, limit),
             logger: self.logger
         ) { try $0.decode(UUID.self) }
     }

@@ -7,7 +7,7 @@ import PostgresNIO
 /// that end a leg and completed by `completeTrip`.
 extension PostgresRideStore {
     public func leg(orderID: UUID, kind: LegKind) async throws -> LegRecord? {
-        try await self.legs(where: "order_id = \(orderID) AND leg = \(kind.rawValue)").first
+        try await self.legs(Prepared(StoreStatements.LegOfOrder.self, orderID, kind.rawValue)).first
     }
 
     public func overdueLegs(margin: Duration, recheck: Duration, limit: Int) async throws -> [LegRecord] {
@@ -38,18 +38,15 @@ extension PostgresRideStore {
     }
 
     public func leg(tripID: String) async throws -> LegRecord? {
-        try await self.legs(where: "trip_id = \(tripID)").first
+        try await self.legs(Prepared(StoreStatements.LegsOfTrip.self, tripID)).first
     }
 
     public func legs(orderID: UUID) async throws -> [LegRecord] {
-        try await self.legs(where: "order_id = \(orderID)")
+        try await self.legs(Prepared(StoreStatements.LegsOfOrder.self, orderID))
     }
 
-    private func legs(where condition: PostgresQuery) async throws -> [LegRecord] {
-        // The prefix binds nothing, so the condition's placeholders ($1, …) stay valid after it.
-        var query = condition
-        query.sql = "SELECT to_jsonb(l)::text FROM order_legs l WHERE " + condition.sql + " ORDER BY l.created_at"
-        return try await self.executor.documents(query, as: LegRow.self, logger: self.logger).map(LegRecord.init(row:))
+    private func legs<Text: PreparedText>(_ statement: Prepared<Text>) async throws -> [LegRecord] {
+        try await self.executor.documents(statement, as: LegRow.self, logger: self.logger).map(LegRecord.init(row:))
     }
 
     public func recordLeg(_ leg: NewLeg) async throws -> Bool {
@@ -71,28 +68,21 @@ extension PostgresRideStore {
 
     public func markLegsForCompletion(orderID: UUID, kinds: Set<LegKind>) async throws -> Int {
         try await self.executor.count(
-            """
-            UPDATE order_legs SET status = 'completing', completion_requested_at = now()
-            WHERE order_id = \(orderID) AND status = 'active' AND leg = ANY(\(kinds.map(\.rawValue)))
-            RETURNING id
-            """,
+            Prepared(StoreStatements.MarkLegsForCompletion.self, orderID, kinds.map(\.rawValue)),
             logger: self.logger
         )
     }
 
     public func markLegCompleted(id: UUID) async throws -> Bool {
         try await self.executor.count(
-            """
-            UPDATE order_legs SET status = 'completed', completed_at = coalesce(completed_at, now())
-            WHERE id = \(id) AND status = 'completing' RETURNING id
-            """,
+            Prepared(StoreStatements.MarkLegCompleted.self, id),
             logger: self.logger
         ) > 0
     }
 
     public func recordArrival(legID: UUID, at date: Date) async throws {
         try await self.executor.count(
-            "UPDATE order_legs SET arrived_at = \(date) WHERE id = \(legID) AND arrived_at IS NULL",
+            Prepared(StoreStatements.RecordArrival.self, date, legID),
             logger: self.logger
         )
     }

@@ -31,14 +31,7 @@ extension PostgresRideStore {
     public func accept(orderID: UUID, driverID: UUID, grace: Duration) async throws -> Bool {
         do {
             return try await self.executor.count(
-                """
-                UPDATE orders o SET status = 'ACCEPTED', driver_id = \(driverID)
-                WHERE o.id = \(orderID) AND o.status = 'NEW' AND EXISTS (
-                    SELECT 1 FROM order_offers f
-                    WHERE f.order_id = o.id AND f.driver_id = \(driverID) AND f.declined_at IS NULL
-                      AND f.expires_at > now() - make_interval(secs => \(grace.seconds)))
-                RETURNING o.id
-                """,
+                Prepared(StoreStatements.Accept.self, driverID, orderID, grace.seconds),
                 logger: self.logger
             ) > 0
         } catch let error where PostgresErrors.isUniqueViolation(error) {
@@ -50,11 +43,7 @@ extension PostgresRideStore {
     public func advance(orderID: UUID, driverID: UUID, from: OrderStatus, to: OrderStatus) async throws -> Bool {
         guard from.canMove(to: to) else { throw FunctionsError.illegalTransition(from, to) }
         return try await self.executor.count(
-            """
-            UPDATE orders SET status = \(to.rawValue)
-            WHERE id = \(orderID) AND driver_id = \(driverID) AND status = \(from.rawValue)
-            RETURNING id
-            """,
+            Prepared(StoreStatements.Advance.self, to.rawValue, orderID, driverID, from.rawValue),
             logger: self.logger
         ) > 0
     }
@@ -74,7 +63,7 @@ extension PostgresRideStore {
     public func moveOrder(id: UUID, from: OrderStatus, to: OrderStatus) async throws -> Bool {
         guard from.canMove(to: to) else { throw FunctionsError.illegalTransition(from, to) }
         return try await self.executor.count(
-            "UPDATE orders SET status = \(to.rawValue) WHERE id = \(id) AND status = \(from.rawValue) RETURNING id",
+            Prepared(StoreStatements.Move.self, to.rawValue, id, from.rawValue),
             logger: self.logger
         ) > 0
     }

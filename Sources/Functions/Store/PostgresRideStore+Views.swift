@@ -93,13 +93,7 @@ extension PostgresRideStore {
     /// What the caller is to the order, or `nil` when it does not exist.
     func relation(orderID: UUID, callerID: UUID) async throws -> Relation? {
         try await self.executor.row(
-            """
-            SELECT o.status, o.rider_id = \(callerID), coalesce(o.driver_id = \(callerID), false),
-                   f.driver_id IS NOT NULL, coalesce(f.declined_at IS NULL AND f.expires_at > now(), false),
-                   f.declined_at IS NOT NULL
-            FROM orders o LEFT JOIN order_offers f ON f.order_id = o.id AND f.driver_id = \(callerID)
-            WHERE o.id = \(orderID)
-            """,
+            Prepared(StoreStatements.Relation.self, callerID, orderID),
             logger: self.logger
         ) { row -> Relation? in
             let (status, isRider, isDriver, isOffered, isOpen, declined) = try row.decode(

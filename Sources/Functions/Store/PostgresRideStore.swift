@@ -31,7 +31,7 @@ public struct PostgresRideStore<Executor: QueryExecutor>: RideStore {
 
     public func order(id: UUID) async throws -> OrderRow? {
         try await self.executor.documents(
-            "SELECT to_jsonb(o)::text FROM orders o WHERE o.id = \(id)",
+            Prepared(StoreStatements.Order.self, id),
             as: OrderRow.self,
             logger: self.logger
         ).first
@@ -39,7 +39,7 @@ public struct PostgresRideStore<Executor: QueryExecutor>: RideStore {
 
     public func lockOrder(id: UUID) async throws -> OrderRow? {
         try await self.executor.documents(
-            "SELECT to_jsonb(o)::text FROM orders o WHERE o.id = \(id) FOR UPDATE",
+            Prepared(StoreStatements.LockedOrder.self, id),
             as: OrderRow.self,
             logger: self.logger
         ).first
@@ -47,7 +47,7 @@ public struct PostgresRideStore<Executor: QueryExecutor>: RideStore {
 
     public func deviceID(ofDriver driverID: UUID) async throws -> String? {
         let deviceID = try await self.executor.row(
-            "SELECT device_id FROM users WHERE id = \(driverID) AND role = 'driver'",
+            Prepared(StoreStatements.DriverDevice.self, driverID),
             logger: self.logger
         ) { try $0.decode(String?.self) }
         return deviceID ?? nil
@@ -142,7 +142,7 @@ public struct PostgresRideStore<Executor: QueryExecutor>: RideStore {
 
     public func setWebhookOutcome(eventID: Int64, outcome: String) async throws {
         try await self.executor.count(
-            "UPDATE webhook_events SET outcome = \(outcome), processed_at = now() WHERE id = \(eventID)",
+            Prepared(StoreStatements.WebhookOutcome.self, outcome, eventID),
             logger: self.logger
         )
     }

@@ -28,6 +28,46 @@ extension QueryExecutor {
         return values
     }
 
+    /// Every row of a statement prepared once per connection (``Prepared``), each turned into a value by `transform`.
+    func rows<Text: PreparedText, T>(
+        _ statement: Prepared<Text>,
+        logger: Logger,
+        _ transform: (PostgresRow) throws -> T
+    ) async throws -> [T] {
+        var values: [T] = []
+        for try await row in try await self.run(statement, logger: logger) {
+            values.append(try transform(row))
+        }
+        return values
+    }
+
+    /// The first row of a prepared statement (which should return at most one), turned into a value by `transform`.
+    func row<Text: PreparedText, T>(
+        _ statement: Prepared<Text>,
+        logger: Logger,
+        _ transform: (PostgresRow) throws -> T
+    ) async throws -> T? {
+        try await self.rows(statement, logger: logger, transform).first
+    }
+
+    /// How many rows a prepared statement returned (see ``count(_:logger:)``).
+    @discardableResult
+    func count<Text: PreparedText>(_ statement: Prepared<Text>, logger: Logger) async throws -> Int {
+        try await self.rows(statement, logger: logger) { _ in () }.count
+    }
+
+    /// The rows of a prepared statement that selects one JSON document per row, decoded as `T`.
+    func documents<Text: PreparedText, T: Decodable>(
+        _ statement: Prepared<Text>,
+        as type: T.Type,
+        logger: Logger
+    ) async throws -> [T] {
+        let decoder = JSONDecoder.rowDecoder()
+        return try await self.rows(statement, logger: logger) { row in
+            try decoder.decode(T.self, from: Data(try row.decode(String.self).utf8))
+        }
+    }
+
     /// The first row of `query` (which should return at most one), turned into a value by `transform`.
     func row<T>(_ query: PostgresQuery, logger: Logger, _ transform: (PostgresRow) throws -> T) async throws -> T? {
         try await self.rows(query, logger: logger, transform).first

@@ -28,15 +28,7 @@ struct TripStore<Executor: QueryExecutor>: Sendable {
     /// confirmed it.
     func legContext(id: UUID) async throws -> LegContext? {
         try await self.executor.row(
-            """
-            SELECT l.id, l.order_id, l.leg, l.device_id, u.id, l.created_at,
-                   greatest(l.created_at, coalesce(l.completion_requested_at, l.completed_at, now())), l.distance,
-                   o.pickup_lat, o.pickup_lng, o.pickup_address, o.dropoff_lat, o.dropoff_lng, o.dropoff_address
-            FROM order_legs l
-            JOIN users u ON u.device_id = l.device_id AND u.role = 'driver'
-            LEFT JOIN orders o ON o.id = l.order_id
-            WHERE l.id = \(id)
-            """,
+            Prepared(StoreStatements.LegContext.self, id),
             logger: self.logger
         ) { row in
             let c = try row.decode(
@@ -70,19 +62,7 @@ struct TripStore<Executor: QueryExecutor>: Sendable {
     /// bearing are read from the event as sent, and only when they are numbers.
     func locations(deviceID: String, from start: Date, to end: Date) async throws -> [TripPoint] {
         try await self.executor.rows(
-            """
-            SELECT recorded_at, latitude, longitude,
-                   CASE WHEN jsonb_typeof(payload -> 'data' -> 'speed') = 'number'
-                        THEN (payload -> 'data' ->> 'speed')::double precision END,
-                   CASE WHEN jsonb_typeof(payload -> 'data' -> 'bearing') = 'number'
-                        THEN (payload -> 'data' ->> 'bearing')::double precision END,
-                   CASE WHEN jsonb_typeof(payload -> 'data' -> 'posted_limit_kmh') = 'number'
-                        THEN (payload -> 'data' ->> 'posted_limit_kmh')::double precision END
-            FROM webhook_events
-            WHERE type = 'location' AND device_id = \(deviceID) AND received_at BETWEEN \(start) AND \(end)
-              AND latitude IS NOT NULL AND longitude IS NOT NULL AND recorded_at IS NOT NULL
-            ORDER BY recorded_at, id
-            """,
+            Prepared(StoreStatements.TripLocations.self, deviceID, start, end),
             logger: self.logger
         ) { row in
             let (time, latitude, longitude, speed, bearing, limit) = try row.decode(

@@ -1,0 +1,66 @@
+import EmbeddedPostgres
+import Foundation
+import Functions
+import Logging
+import PostgresNIO
+import Testing
+
+/// The stores' hot statements are prepared once per connection (`StoreStatements`, 25th session).
+@Suite("Functions: the stores' prepared statements", .timeLimit(.minutes(5)))
+struct StoreStatementTests {
+    static let logger = BackendHarness.logger
+
+    @Test("a function's statements are prepared once per connection and settle on a generic plan")
+    func preparedAndGeneric() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let (_, driver, order) = try await OrderSchemaTests.seed(client)
+            let plans = try await client.withConnection { connection in
+                let store = PostgresRideStore(executor: connection, logger: Self.logger)
+                for _ in 0..<12 {
+                    #expect(try await store.order(id: order)?.status == .new)
+                    #expect(try await store.lockOrder(id: order)?.id == order)
+                    #expect(try await store.deviceID(ofDriver: driver) == "D1")
+                    // Writes whose conditions do not hold: they run, and change nothing.
+                    #expect(try await store.moveOrder(id: order, from: .pickingUp, to: .reachedPickup) == false)
+                    #expect(
+                        try await store.advance(orderID: order, driverID: driver, from: .accepted, to: .pickingUp)
+                            == false
+                    )
+                    #expect(try await store.leg(tripID: "no-such-trip") == nil)
+                    #expect(try await store.legs(orderID: order).isEmpty)
+                    #expect(try await store.markLegCompleted(id: UUID()) == false)
+                    try await store.recordArrival(legID: UUID(), at: Date())
+                    try await store.setWebhookOutcome(eventID: -1, outcome: "ignored")
+                }
+                let rows = try await connection.query(
+                    """
+                    SELECT name, generic_plans, custom_plans FROM pg_prepared_statements
+                    WHERE name LIKE 'functions_store_%' ORDER BY name
+                    """,
+                    logger: Self.logger
+                )
+                var plans: [String: (generic: Int64, custom: Int64)] = [:]
+                for try await (name, generic, custom) in rows.decode((String, Int64, Int64).self) {
+                    plans[name] = (generic, custom)
+                }
+                return plans
+            }
+            #expect(
+                plans.keys.sorted() == [
+                    "functions_store_advance_v1", "functions_store_driver_device_v1", "functions_store_legs_of_order_v1",
+                    "functions_store_legs_of_trip_v1", "functions_store_locked_order_v1",
+                    "functions_store_mark_leg_completed_v1", "functions_store_move_v1", "functions_store_order_v1",
+                    "functions_store_record_arrival_v1", "functions_store_webhook_outcome_v1",
+                ]
+            )
+            for (name, plan) in plans {
+                // Planned for its values the first five times, then the generic plan: a statement planned at every
+                // call would show 12 custom plans.
+                #expect(plan.custom <= 5 && plan.generic >= 7, "\(name): \(plan)")
+            }
+            // The order is as it was.
+            #expect(try await PostgresRideStore(executor: client, logger: Self.logger).order(id: order)?.status == .new)
+        }
+    }
+}
