@@ -16,23 +16,26 @@ extension RuntimeSchema {
 }
 
 extension RuntimeSchema {
-    /// Migration 0012: every statement a worker runs per claim, per completion and per timer plans once per
-    /// connection, as 0011 made `wake_chains()` do.
+    /// Migration 0012: the statements a worker runs per claim and per completion plan once per connection, as 0011
+    /// made `wake_chains()` do.
     ///
     /// **Why.** Read live from the 25th session's 4,000-ride city (10,000 drivers, 20 bookings a second, one worker;
     /// `pg_stat_statements` with `track = all` and `track_planning`, the first 180 s of the rides): PostgreSQL planned
-    /// these at (nearly) every call, whether prepared or inside PL/pgSQL, because with the arrays' lengths known the
-    /// custom plan always looks cheaper than the generic one: the claim's pick (7,307 plans of 7,446 calls, 3.1 s),
-    /// its lease (2.4 s), `hold_chains()` (2.2 s, twice what it ran), the completion's `MarkDoneBatch` (19,672 of
-    /// 19,672, 5.9 s against 9.4 s run) and the timer's schedule (4,215 of 4,215, 2.9 s against 1.2 s run; its test
-    /// saw the cache settle on the generic plan at rest, the city's queue never let it). About 16 s of planning in
-    /// 180 s, most of it on the worker's path from a claim to a handler and from a handler to its completion.
+    /// these at (nearly) every call, prepared or inside PL/pgSQL, because with the arrays' lengths known the custom
+    /// plan always looks cheaper than the generic one: the claim's pick (7,307 plans of 7,446 calls, 3.1 s), its lease
+    /// (2.4 s), `hold_chains()` (2.2 s, twice what it ran) and the completion's `MarkDoneBatch` (19,672 of 19,672,
+    /// 5.9 s against 9.4 s run), most of it on the worker's path from a claim to a handler and from a handler to its
+    /// completion. With this migration, in two runs alternated with two of the build before (BENCHMARKS.md, 25th
+    /// session), PostgreSQL planned for 11 s instead of 33 s in those 180 s and a claim took 1.2 ms instead of 3.3.
     ///
     /// The plans are the ones 0010 wrote these statements for, whatever the estimates: each chain probe a
     /// `LATERAL ... OFFSET 0` on its own range, each moved row found by primary key (`ChainHoldTests` and
-    /// `SchemaTests` read the rows a claim and a wake fetch on a drained queue's statistics). The completion and the
-    /// timer's two statements become functions (`mark_done`, `schedule_timer`, `cancel_timer`) so they can carry the
-    /// setting; what they do is unchanged.
+    /// `SchemaTests` read the rows a claim and a wake fetch on a drained queue's statistics, and a claim whose plan was
+    /// made on an empty queue's statistics after the queue grows to 100,000). The completion becomes a function,
+    /// `mark_done()`, to carry the setting (a function with a setting costs a save and restore of it per call: 0.16 ms
+    /// in that run, against 0.31 ms of planning saved). The timers' schedule and cancel stay prepared statements
+    /// (``TimerStatements``): wrapped in such functions they took 0.53 and 0.23 ms a call against 0.17 and 0.11 ms,
+    /// because in that run their plan cache had settled on the generic plan (33 plans in 7,212 calls).
     static let cachedPlansEverywhere: [String] = [
         "ALTER FUNCTION trigger_runtime.claim(text[], integer, text, double precision) SET plan_cache_mode = force_generic_plan",
         """
@@ -49,36 +52,6 @@ extension RuntimeSchema {
         BEGIN
             RETURN QUERY
             \(markDone);
-        END
-        $$
-        """,
-        """
-        CREATE FUNCTION trigger_runtime.schedule_timer(
-            p_function text, p_document text, p_key text, p_replace boolean, p_due timestamptz,
-            p_delay double precision, p_payload text, p_channel text,
-            OUT o_registered bigint, OUT o_written bigint)
-        LANGUAGE plpgsql
-        SET plan_cache_mode = force_generic_plan
-        AS $$
-        DECLARE
-            v_notified bigint;
-            v_unpromoted bigint;
-        BEGIN
-            \(scheduleTimer);
-        END
-        $$
-        """,
-        """
-        CREATE FUNCTION trigger_runtime.cancel_timer(p_function text, p_document text, p_key text)
-        RETURNS bigint
-        LANGUAGE plpgsql
-        SET plan_cache_mode = force_generic_plan
-        AS $$
-        DECLARE
-            removed bigint;
-        BEGIN
-            \(cancelTimer);
-            RETURN removed;
         END
         $$
         """,
@@ -100,56 +73,5 @@ extension RuntimeSchema {
             ),
             woken AS (\(waking("d")))
             SELECT moved.id FROM moved, woken
-        """
-
-    /// Writes (or, with `p_replace` false, leaves) the timer; a due one not yet claimed is a delivery with attempt 0
-    /// and no lease, which replacing removes with the pending one (at most one of the two exists) and keeping
-    /// keeps. Notifies `p_channel` when it wrote. Sets whether the function is a registered timer function and how
-    /// many timers it wrote (the other two counts only make their statements run).
-    static let scheduleTimer = """
-        WITH f AS (SELECT FROM trigger_runtime.functions WHERE name = p_function AND kind = 'timer'),
-            promoted AS (
-                SELECT x.id FROM trigger_runtime.deliveries x
-                WHERE x.function_name = p_function AND x.document_key = p_document AND x.timer_key = p_key
-                  AND x.status = 'ready' AND x.attempt = 0 AND x.lease_token IS NULL
-                FOR UPDATE
-            ),
-            unpromoted AS (
-                DELETE FROM trigger_runtime.deliveries x
-                WHERE x.id IN (SELECT promoted.id FROM promoted) AND p_replace
-                RETURNING x.id
-            ),
-            written AS (
-                INSERT INTO trigger_runtime.timers AS t (function_name, document_key, timer_key, due_at, payload)
-                SELECT p_function, p_document, p_key, coalesce(p_due, now() + make_interval(secs => p_delay)),
-                       p_payload::jsonb
-                FROM f WHERE p_replace OR NOT EXISTS (SELECT FROM promoted)
-                ON CONFLICT (function_name, document_key, timer_key) DO UPDATE
-                SET due_at = excluded.due_at, payload = excluded.payload, created_at = now()
-                WHERE p_replace
-                RETURNING 1
-            ),
-            notified AS (SELECT pg_notify(p_channel, '') FROM written LIMIT 1)
-            SELECT (SELECT count(*) FROM f), (SELECT count(*) FROM written),
-                   (SELECT count(*) FROM notified), (SELECT count(*) FROM unpromoted)
-            INTO o_registered, o_written, v_notified, v_unpromoted
-        """
-
-    /// Removes the pending timer, or its due delivery not yet claimed (waking its chain's next delivery, migration
-    /// 0007); sets `removed` to how many it removed.
-    static let cancelTimer = """
-        WITH pending AS (
-                DELETE FROM trigger_runtime.timers t
-                WHERE t.function_name = p_function AND t.document_key = p_document AND t.timer_key = p_key
-                RETURNING 1
-            ),
-            promoted AS (
-                DELETE FROM trigger_runtime.deliveries x
-                WHERE x.function_name = p_function AND x.document_key = p_document AND x.timer_key = p_key
-                  AND x.status = 'ready' AND x.attempt = 0 AND x.lease_token IS NULL
-                RETURNING x.id, x.function_name, x.document_key
-            ),
-            woken AS (\(waking("promoted")))
-            SELECT (SELECT count(*) FROM pending) + (SELECT count(*) FROM promoted) INTO removed FROM woken
         """
 }

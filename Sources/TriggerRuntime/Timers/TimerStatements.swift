@@ -1,8 +1,7 @@
 import Foundation
 import PostgresNIO
 
-/// ``PostgresTimers``' two statements, prepared once per pooled connection; each calls a function of migration 0012
-/// (`schedule_timer`, `cancel_timer`), which plans its own statement once per connection.
+/// ``PostgresTimers``' two statements, prepared once per pooled connection.
 ///
 /// **Why.** Sent unnamed, the schedule was parsed and planned at every call: in the 23rd session's 4,000-ride city
 /// (`pg_stat_statements` with `track_planning`) it planned for 1.1 ms of each of its 8,000 calls (every order's
@@ -14,9 +13,32 @@ enum TimerStatements {
     /// Notifies the workers' channel when it wrote. Answers whether the function is a registered timer function
     /// and how many timers it wrote.
     struct Schedule: PostgresPreparedStatement {
-        static let name = "trigger_runtime_timer_schedule_v2"
+        static let name = "trigger_runtime_timer_schedule_v1"
         static let sql = """
-            SELECT o_registered, o_written FROM trigger_runtime.schedule_timer($1, $2, $3, $4, $5, $6, $7, $8)
+            WITH f AS (SELECT FROM trigger_runtime.functions WHERE name = $1 AND kind = 'timer'),
+            promoted AS (
+                SELECT id FROM trigger_runtime.deliveries
+                WHERE function_name = $1 AND document_key = $2 AND timer_key = $3
+                  AND status = 'ready' AND attempt = 0 AND lease_token IS NULL
+                FOR UPDATE
+            ),
+            unpromoted AS (
+                DELETE FROM trigger_runtime.deliveries
+                WHERE id IN (SELECT id FROM promoted) AND $4
+                RETURNING id
+            ),
+            written AS (
+                INSERT INTO trigger_runtime.timers (function_name, document_key, timer_key, due_at, payload)
+                SELECT $1, $2, $3, coalesce($5, now() + make_interval(secs => $6)), $7::jsonb
+                FROM f WHERE $4 OR NOT EXISTS (SELECT FROM promoted)
+                ON CONFLICT (function_name, document_key, timer_key) DO UPDATE
+                SET due_at = excluded.due_at, payload = excluded.payload, created_at = now()
+                WHERE $4
+                RETURNING 1
+            ),
+            notified AS (SELECT pg_notify($8, '') FROM written LIMIT 1)
+            SELECT (SELECT count(*) FROM f)::int8, (SELECT count(*) FROM written)::int8,
+                   (SELECT count(*) FROM notified)::int8, (SELECT count(*) FROM unpromoted)::int8
             """
         static let bindingDataTypes: [PostgresDataType] = [
             .text, .text, .text, .bool, .timestamptz, .float8, .text, .text,
@@ -48,7 +70,7 @@ enum TimerStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
-            let (registered, written) = try row.decode((Int64, Int64).self)
+            let (registered, written, _, _) = try row.decode((Int64, Int64, Int64, Int64).self)
             return (registered, written)
         }
     }
@@ -56,8 +78,22 @@ enum TimerStatements {
     /// Removes the pending timer, or its due delivery not yet claimed (waking its chain's next delivery, migration
     /// 0007); answers how many it removed.
     struct Cancel: PostgresPreparedStatement {
-        static let name = "trigger_runtime_timer_cancel_v2"
-        static let sql = "SELECT trigger_runtime.cancel_timer($1, $2, $3)"
+        static let name = "trigger_runtime_timer_cancel_v1"
+        static let sql = """
+            WITH pending AS (
+                DELETE FROM trigger_runtime.timers
+                WHERE function_name = $1 AND document_key = $2 AND timer_key = $3
+                RETURNING 1
+            ),
+            promoted AS (
+                DELETE FROM trigger_runtime.deliveries
+                WHERE function_name = $1 AND document_key = $2 AND timer_key = $3
+                  AND status = 'ready' AND attempt = 0 AND lease_token IS NULL
+                RETURNING id, function_name, document_key
+            ),
+            woken AS (\(RuntimeSchema.waking("promoted")))
+            SELECT ((SELECT count(*) FROM pending) + (SELECT count(*) FROM promoted))::int8 FROM woken
+            """
         static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text]
         typealias Row = Int64
 
