@@ -91,7 +91,7 @@ enum PreparedStatements {
 /// ``Prepared``: a caseless enum per statement, its parameters bound at each call.
 ///
 /// **Why.** A function's statements went unnamed, and PostgreSQL planned each at every call. Read live from the 25th
-/// session's 4,000-ride city (`pg_stat_statements` with `track_planning`, the first 180 s of the rides), the
+/// session's 4,000-ride city (`pg_stat_statements` with `track_planning`, 180 s of the rides), the
 /// statements below planned about 17 s (PostgreSQL ran for 231 s in all), some far longer than they ran: a completed
 /// leg's context 0.85 ms of planning against 0.08 ms of running, the waiting orders near a driver 2.9 ms against 1.5
 /// ms. Prepared, PostgreSQL parses and analyses each once per connection and, once its plan cache settles on the

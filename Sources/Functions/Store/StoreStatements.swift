@@ -1,5 +1,5 @@
 /// The stores' statements on the functions' hot paths, prepared once per connection (see ``PreparedText``): each
-/// planned at every call when sent unnamed, for about 17 s of PostgreSQL's 231 in the first 180 s of the 25th
+/// planned at every call when sent unnamed, for about 17 s of PostgreSQL's 231 in 180 s of the rides of the 25th
 /// session's 4,000-ride city. The texts are the unnamed statements' texts with the same parameters; a parameter used
 /// twice is bound once.
 enum StoreStatements {

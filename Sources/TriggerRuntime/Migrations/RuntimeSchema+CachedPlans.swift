@@ -20,13 +20,14 @@ extension RuntimeSchema {
     /// made `wake_chains()` do.
     ///
     /// **Why.** Read live from the 25th session's 4,000-ride city (10,000 drivers, 20 bookings a second, one worker;
-    /// `pg_stat_statements` with `track = all` and `track_planning`, the first 180 s of the rides): PostgreSQL planned
+    /// `pg_stat_statements` with `track = all` and `track_planning`, 180 s of the rides): PostgreSQL planned
     /// these at (nearly) every call, prepared or inside PL/pgSQL, because with the arrays' lengths known the custom
     /// plan always looks cheaper than the generic one: the claim's pick (7,307 plans of 7,446 calls, 3.1 s), its lease
     /// (2.4 s), `hold_chains()` (2.2 s, twice what it ran) and the completion's `MarkDoneBatch` (19,672 of 19,672,
     /// 5.9 s against 9.4 s run), most of it on the worker's path from a claim to a handler and from a handler to its
-    /// completion. With this migration, in two runs alternated with two of the build before (BENCHMARKS.md, 25th
-    /// session), PostgreSQL planned for 11 s instead of 33 s in those 180 s and a claim took 1.2 ms instead of 3.3.
+    /// completion. In two runs of the city with this migration and the stores' prepared statements (`StoreStatements`),
+    /// alternated with three of the build before (BENCHMARKS.md, 25th session), PostgreSQL planned for 10-11 s
+    /// instead of 33-35 s in the rides' first 180 s, and a claim took 1.0-1.2 ms instead of 3.3-6.8 ms.
     ///
     /// The plans are the ones 0010 wrote these statements for, whatever the estimates: each chain probe a
     /// `LATERAL ... OFFSET 0` on its own range, each moved row found by primary key (`ChainHoldTests` and
