@@ -24,6 +24,7 @@ extension TriggerRuntime {
                 name: "0012_cached_plans_everywhere",
                 statements: RuntimeSchema.cachedPlansEverywhere
             ),
+            Migration(group: migrationGroup, name: "0013_indexed_plans", statements: RuntimeSchema.indexedPlans),
         ]
     }
 }

@@ -206,6 +206,85 @@ struct SchemaTests {
             #expect(full.fetched < 1_000, "rows the claim fetched through indexes: \(full.fetched)")
         }
     }
+    @Test("the completion and the timers' promotion stay on their indexes when their tables start empty and grow (0013)")
+    func completionAndPromotionPlanGuard() async throws {
+        let (logger, _) = Logger.capturing()
+        try await RuntimeHarness.withPreparedDatabase(registry: FunctionRegistry(), logger: logger) { client, _ in
+            // Empty statistics, as a fresh deployment or a drained queue has them.
+            try await client.query("ANALYZE trigger_runtime.deliveries")
+            try await client.query("ANALYZE trigger_runtime.timers")
+            // One connection throughout: the functions' plans are cached per connection, so the second round runs
+            // the plans the first made on the empty tables.
+            try await client.withConnection { connection in
+                // The transaction's counters also hold the session's earlier counts until PostgreSQL flushes them (at
+                // most once a second), so each round reads them before and after its calls.
+                func counters() async throws -> [String: (sequential: Int64, fetched: Int64)] {
+                    let stats = try await connection.query(
+                        """
+                        SELECT relname::text, seq_scan, coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables
+                        WHERE schemaname = 'trigger_runtime' AND relname IN ('deliveries', 'timers')
+                        """,
+                        logger: logger
+                    )
+                    var tables: [String: (Int64, Int64)] = [:]
+                    for try await (name, sequential, fetched) in stats.decode((String, Int64, Int64).self) {
+                        tables[name] = (sequential, fetched)
+                    }
+                    return tables
+                }
+                func scans() async throws -> (promoted: Int, tables: [String: (sequential: Int64, fetched: Int64)]) {
+                    try await connection.query("BEGIN", logger: logger)
+                    let before = try await counters()
+                    try await connection.query(
+                        """
+                        SELECT count(*) FROM trigger_runtime.mark_done(
+                            ARRAY[1, 2, 3]::int8[], ARRAY[gen_random_uuid(), gen_random_uuid(), gen_random_uuid()])
+                        """,
+                        logger: logger
+                    )
+                    var promoted = -1
+                    let promotion = try await connection.query(
+                        "SELECT trigger_runtime.promote_timers(ARRAY['t'], 10, now())", logger: logger
+                    )
+                    for try await value in promotion.decode(Int.self) { promoted = value }
+                    let after = try await counters()
+                    try await connection.query("ROLLBACK", logger: logger)
+                    var tables: [String: (sequential: Int64, fetched: Int64)] = [:]
+                    for (name, counts) in after {
+                        let start = before[name] ?? (0, 0)
+                        tables[name] = (counts.sequential - start.sequential, counts.fetched - start.fetched)
+                    }
+                    return (promoted, tables)
+                }
+                let empty = try await scans()
+                #expect(empty.promoted == 0)
+                try await client.query(
+                    """
+                    INSERT INTO trigger_runtime.deliveries (function_name, table_name, operation, document_key)
+                    SELECT 'f', 'items', 'create', g::text FROM generate_series(1, 50000) g
+                    """
+                )
+                // Ten timers due, the rest an hour away.
+                try await client.query(
+                    """
+                    INSERT INTO trigger_runtime.timers (function_name, document_key, timer_key, due_at)
+                    SELECT 't', g::text, 'k', now() + CASE WHEN g <= 10 THEN -interval '1 hour' ELSE interval '1 hour' END
+                    FROM generate_series(1, 50000) g
+                    """
+                )
+                let full = try await scans()
+                #expect(full.promoted == 10)
+                // Before 0013: a sequential scan of `deliveries` for three ids; of `timers` twice, or its whole primary
+                // key as the outer side of the promotion's delete.
+                for table in ["deliveries", "timers"] {
+                    let scans = try #require(full.tables[table], "\(table): \(full.tables)")
+                    #expect(scans.sequential == 0, "\(table): \(scans)")
+                    #expect(scans.fetched < 100, "\(table): \(scans)")
+                }
+            }
+        }
+    }
+
     @Test("a claim of one function reads that function's deliveries only, not a backlog of others' (migration 0008)")
     func claimReadsItsFunctionsOnly() async throws {
         let (logger, _) = Logger.capturing()
@@ -235,7 +314,7 @@ struct SchemaTests {
         }
     }
 
-    @Test("the statements a worker runs per claim and completion are in functions that plan generic (0011, 0012)")
+    @Test("the functions a worker runs per claim and completion plan generic and never sequentially (0011-0013)")
     func workerStatementsPlanGeneric() async throws {
         let (logger, _) = Logger.capturing()
         try await RuntimeHarness.withPreparedDatabase(registry: FunctionRegistry(), logger: logger) { client, _ in
@@ -252,6 +331,7 @@ struct SchemaTests {
             #expect(settings.count == 5, "\(settings.keys.sorted())")
             for (name, config) in settings {
                 #expect(config.contains("plan_cache_mode=force_generic_plan"), "\(name): \(config)")
+                #expect(config.contains("enable_seqscan=off"), "\(name): \(config)")
             }
             // The claim keeps its planner settings (0008, 0010).
             #expect(settings["claim"]?.contains("enable_sort=off") == true)
