@@ -38,18 +38,28 @@ public struct PruneOrderEvents: ScheduledFunction {
         var total = 0
         var prunedThrough: Int64?
         while total < Self.maximumRows {
-            let deleted = try await connection.rows(
-                """
-                DELETE FROM order_events WHERE id IN (
-                    SELECT id FROM order_events WHERE created_at < now() - make_interval(secs => \(cutoff))
-                    LIMIT \(Self.chunk))
-                RETURNING position
-                """,
-                logger: context.logger
-            ) { try $0.decode(Int64?.self) }
-            total += deleted.count
-            if let highest = deleted.compactMap({ $0 }).max() { prunedThrough = max(prunedThrough ?? 0, highest) }
-            if deleted.count < Self.chunk { break }
+            // An event's position and (if the sequencer has not run since) its place in the queue go with it.
+            let (deleted, highest) =
+                try await connection.row(
+                    """
+                    WITH gone AS (
+                        DELETE FROM order_events WHERE id IN (
+                            SELECT id FROM order_events WHERE created_at < now() - make_interval(secs => \(cutoff))
+                            LIMIT \(Self.chunk))
+                        RETURNING id
+                    ),
+                    unqueued AS (DELETE FROM order_event_queue q USING gone WHERE q.id = gone.id),
+                    unplaced AS (
+                        DELETE FROM order_event_positions p USING gone WHERE p.event_id = gone.id
+                        RETURNING p.position
+                    )
+                    SELECT (SELECT count(*) FROM gone)::int8, (SELECT max(position) FROM unplaced)
+                    """,
+                    logger: context.logger
+                ) { try $0.decode((Int64, Int64?).self) } ?? (Int64(0), nil)
+            total += Int(deleted)
+            if let highest { prunedThrough = max(prunedThrough ?? 0, highest) }
+            if deleted < Self.chunk { break }
         }
         if let prunedThrough {
             try await connection.count(

@@ -3,8 +3,9 @@ import Logging
 import PostgresNIO
 import TriggerRuntime
 
-/// The queries of the order event log (`order_events`, written by the triggers of app migration 0015): the
-/// sequencer that gives committed events their positions, the reads of the streams, and the retention sweep.
+/// The queries of the order event log (`order_events`, written by the triggers of app migration 0016; positions in
+/// `order_event_positions` since 0026): the sequencer that gives committed events their positions, the reads of the
+/// streams, and the retention sweep.
 public struct OrderEventLog: Sendable {
     /// The NOTIFY channel the triggers (an event was written) and the sequencer (events were sequenced) notify.
     public static let channel = "order_events"
@@ -28,15 +29,16 @@ public struct OrderEventLog: Sendable {
         ) { try $0.decode((Int64, Int64).self) } ?? (0, 0)
     }
 
-    /// Gives committed events without a position the next positions, in the order they were written, and notifies
-    /// the channel when it did (so other processes' streams read them). Sequencers run one at a time (the row lock
-    /// of `order_event_sequencer`, taken first) and each commits before the next reads, so positions become visible
-    /// in increasing order: a reader that saw position `p` never later sees a smaller one.
+    /// Gives committed events without a position (their ids in `order_event_queue`) the next positions, in the order
+    /// they were written, and notifies the channel when it did (so other processes' streams read them). Sequencers
+    /// run one at a time (the row lock of `order_event_sequencer`, taken first) and each commits before the next
+    /// reads, so positions become visible in increasing order: a reader that saw position `p` never later sees a
+    /// smaller one. An event is queued by its own transaction's commit, so the queue holds only committed events.
     /// - Returns: How many events it sequenced (at most ``batch``; call again while it returns that many).
     @discardableResult
     public func sequence() async throws -> Int {
         let pending = try await self.client.row(
-            "SELECT EXISTS (SELECT 1 FROM order_events WHERE position IS NULL)",
+            "SELECT EXISTS (SELECT 1 FROM order_event_queue)",
             logger: self.logger
         ) { try $0.decode(Bool.self) }
         guard pending == true else { return 0 }
@@ -51,11 +53,13 @@ public struct OrderEventLog: Sendable {
             // the row lock.
             let sequenced = try await connection.count(
                 """
-                WITH pending AS (
-                    SELECT id, row_number() OVER (ORDER BY id) AS n FROM order_events
-                    WHERE position IS NULL ORDER BY id LIMIT \(Self.batch))
-                UPDATE order_events e SET position = \(last) + p.n FROM pending p WHERE e.id = p.id
-                RETURNING e.id
+                WITH taken AS (
+                    DELETE FROM order_event_queue q
+                    WHERE q.id IN (SELECT id FROM order_event_queue ORDER BY id LIMIT \(Self.batch))
+                    RETURNING q.id)
+                INSERT INTO order_event_positions (position, event_id)
+                SELECT \(last) + row_number() OVER (ORDER BY id), id FROM taken
+                RETURNING position
                 """,
                 logger: logger
             )
@@ -79,8 +83,9 @@ public struct OrderEventLog: Sendable {
     public func events(after position: Int64) async throws -> [OrderEvent] {
         try await self.client.rows(
             """
-            SELECT position, order_id, kind, rider_id, driver_id, payload::text FROM order_events
-            WHERE position > \(position) ORDER BY position LIMIT \(Self.batch)
+            SELECT p.position, e.order_id, e.kind, e.rider_id, e.driver_id, e.payload::text
+            FROM order_event_positions p JOIN order_events e ON e.id = p.event_id
+            WHERE p.position > \(position) ORDER BY p.position LIMIT \(Self.batch)
             """,
             logger: self.logger,
             Self.event(of:)
@@ -98,16 +103,18 @@ public struct OrderEventLog: Sendable {
         switch scope {
         case .caller(let caller):
             query = """
-                SELECT position, order_id, kind, rider_id, driver_id, payload::text FROM order_events
-                WHERE position > \(after) AND position <= \(through)
-                  AND (rider_id = \(caller) OR driver_id = \(caller))
-                ORDER BY position LIMIT \(Self.batch)
+                SELECT p.position, e.order_id, e.kind, e.rider_id, e.driver_id, e.payload::text
+                FROM order_events e JOIN order_event_positions p ON p.event_id = e.id
+                WHERE (e.rider_id = \(caller) OR e.driver_id = \(caller))
+                  AND p.position > \(after) AND p.position <= \(through)
+                ORDER BY p.position LIMIT \(Self.batch)
                 """
         case .order(let order, _), .share(let order, _):
             query = """
-                SELECT position, order_id, kind, rider_id, driver_id, payload::text FROM order_events
-                WHERE order_id = \(order) AND position > \(after) AND position <= \(through)
-                ORDER BY position LIMIT \(Self.batch)
+                SELECT p.position, e.order_id, e.kind, e.rider_id, e.driver_id, e.payload::text
+                FROM order_events e JOIN order_event_positions p ON p.event_id = e.id
+                WHERE e.order_id = \(order) AND p.position > \(after) AND p.position <= \(through)
+                ORDER BY p.position LIMIT \(Self.batch)
                 """
         }
         return try await self.client.rows(query, logger: self.logger, Self.event(of:))

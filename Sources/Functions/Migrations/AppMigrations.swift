@@ -28,5 +28,6 @@ enum AppMigrations {
         M0023PositionEarth.migration,
         M0024CachedPlans.migration,
         M0025PositionEventPlans.migration,
+        M0026EventPositions.migration,
     ]
 }

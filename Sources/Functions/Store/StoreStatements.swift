@@ -3,16 +3,21 @@
 /// session's 4,000-ride city. The texts are the unnamed statements' texts with the same parameters; a parameter used
 /// twice is bound once.
 enum StoreStatements {
+    /// An order as a JSON document: the start of ``Order`` and ``LockedOrder``.
+    private static let order = "SELECT to_jsonb(o)::text FROM orders o WHERE o.id = $1"
+    /// Legs as JSON documents: the start of the legs' reads, each ending in its condition and `ORDER BY l.created_at`.
+    private static let legs = "SELECT to_jsonb(l)::text FROM order_legs l WHERE"
+
     /// An order as a JSON document.
     enum Order: PreparedText {
         static let name = "functions_store_order_v1"
-        static let sql = "SELECT to_jsonb(o)::text FROM orders o WHERE o.id = $1"
+        static let sql = StoreStatements.order
     }
 
     /// An order as a JSON document, its row locked until the transaction ends.
     enum LockedOrder: PreparedText {
         static let name = "functions_store_locked_order_v1"
-        static let sql = "SELECT to_jsonb(o)::text FROM orders o WHERE o.id = $1 FOR UPDATE"
+        static let sql = "\(StoreStatements.order) FOR UPDATE"
     }
 
     /// The driver (`$1`) takes the `NEW` order (`$2`) they hold an open offer of, or one that closed less than `$3`
@@ -86,21 +91,19 @@ enum StoreStatements {
     /// The legs of HyperTrack trip `$1` as JSON documents, oldest first.
     enum LegsOfTrip: PreparedText {
         static let name = "functions_store_legs_of_trip_v1"
-        static let sql = "SELECT to_jsonb(l)::text FROM order_legs l WHERE trip_id = $1 ORDER BY l.created_at"
+        static let sql = "\(StoreStatements.legs) trip_id = $1 ORDER BY l.created_at"
     }
 
     /// The legs of order `$1` as JSON documents, oldest first.
     enum LegsOfOrder: PreparedText {
         static let name = "functions_store_legs_of_order_v1"
-        static let sql = "SELECT to_jsonb(l)::text FROM order_legs l WHERE order_id = $1 ORDER BY l.created_at"
+        static let sql = "\(StoreStatements.legs) order_id = $1 ORDER BY l.created_at"
     }
 
     /// Order `$1`'s leg of kind `$2` as a JSON document.
     enum LegOfOrder: PreparedText {
         static let name = "functions_store_leg_of_order_v1"
-        static let sql = """
-            SELECT to_jsonb(l)::text FROM order_legs l WHERE order_id = $1 AND leg = $2 ORDER BY l.created_at
-            """
+        static let sql = "\(StoreStatements.legs) order_id = $1 AND leg = $2 ORDER BY l.created_at"
     }
 
     /// Order `$1`'s active legs of the kinds `$2` are to be completed.

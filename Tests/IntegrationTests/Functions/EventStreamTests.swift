@@ -227,7 +227,10 @@ struct EventStreamTests {
                 try await early.query("COMMIT", logger: logger)
             }
             let ids = try await h.client.query(
-                "SELECT id, position FROM order_events WHERE kind = 'offer.closed' ORDER BY id",
+                """
+                SELECT e.id, p.position FROM order_events e LEFT JOIN order_event_positions p ON p.event_id = e.id
+                WHERE e.kind = 'offer.closed' ORDER BY e.id
+                """,
                 logger: logger
             ).collect().map { try $0.decode((Int64, Int64?).self) }
             #expect(ids.count == 2)
@@ -294,7 +297,7 @@ struct EventStreamTests {
             let order = try #require(booked.json["id"].stringValue)
             try await h.eventually("the booking's event is sequenced") {
                 try await h.client.query(
-                    "SELECT count(*)::int FROM order_events WHERE position IS NOT NULL",
+                    "SELECT count(*)::int FROM order_event_positions",
                     logger: BackendHarness.logger
                 ).collect().first?.decode(Int.self) == 1
             }
@@ -333,7 +336,7 @@ struct EventStreamTests {
             )
             try await h.eventually("the cancellation is sequenced") {
                 try await h.client.query(
-                    "SELECT count(*)::int FROM order_events WHERE position IS NOT NULL",
+                    "SELECT count(*)::int FROM order_event_positions",
                     logger: BackendHarness.logger
                 ).collect().first?.decode(Int.self) == 1
             }

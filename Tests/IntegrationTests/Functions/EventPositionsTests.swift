@@ -1,0 +1,95 @@
+import EmbeddedPostgres
+import Foundation
+import Functions
+import Logging
+import PostgresNIO
+import Testing
+import TriggerRuntime
+
+/// Migration 0026: the event log's positions in `order_event_positions`, the events waiting for one in
+/// `order_event_queue`.
+@Suite("Functions: the order event log's positions and queue", .timeLimit(.minutes(5)))
+struct EventPositionsTests {
+    static let logger = BackendHarness.logger
+
+    static func ids(_ client: PostgresClient, _ query: PostgresQuery) async throws -> [Int64] {
+        try await client.query(query, logger: self.logger).collect().map { try $0.decode(Int64.self) }
+    }
+
+    /// `(position, event id)` in position order.
+    static func positions(_ client: PostgresClient) async throws -> [[Int64]] {
+        try await client.query(
+            "SELECT position, event_id FROM order_event_positions ORDER BY position",
+            logger: self.logger
+        ).collect().map { let (position, id) = try $0.decode((Int64, Int64).self); return [position, id] }
+    }
+
+    @Test("0026 keeps each position and queues the rest; events are queued by their commit, sequenced in id order, written once")
+    func positionsAndQueue() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            let all = TriggerRuntime.migrations + Backend().migrations
+            let before = try #require(all.firstIndex { $0.name == "0026_event_positions" })
+            let migrator = Migrator(client: client, logger: Self.logger)
+            try await migrator.migrate(Array(all[..<before]))
+            // A booking (one `order.status` event) sequenced as the old sequencer did, then a second event not yet.
+            let order = try await FreeDriverIndexTests.order(client, rider: "r1")
+            try await client.query(
+                """
+                WITH e AS (UPDATE order_events SET position = 1 RETURNING id)
+                UPDATE order_event_sequencer SET last_position = 1
+                """,
+                logger: Self.logger
+            )
+            try await FreeDriverIndexTests.move(client, order, to: "CANCELLED")
+            let old = try await Self.ids(client, "SELECT id FROM order_events ORDER BY id")
+            #expect(old.count == 2)
+
+            try await migrator.migrate(all)
+            #expect(try await Self.positions(client) == [[1, old[0]]])
+            #expect(try await Self.ids(client, "SELECT id FROM order_event_queue") == [old[1]])
+
+            let log = OrderEventLog(client: client, logger: Self.logger)
+            #expect(try await log.sequence() == 1)
+            #expect(try await Self.positions(client) == [[1, old[0]], [2, old[1]]])
+            #expect(try await Self.ids(client, "SELECT id FROM order_event_queue").isEmpty)
+
+            // A rolled-back change queues nothing; a committed one is queued with its event.
+            try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: Self.logger)
+                try await connection.query(
+                    "UPDATE orders SET summary = '{\"fare\": 1}' WHERE id = \(order)", logger: Self.logger
+                )
+                try await connection.query("ROLLBACK", logger: Self.logger)
+            }
+            #expect(try await Self.ids(client, "SELECT id FROM order_event_queue").isEmpty)
+            let second = try await FreeDriverIndexTests.order(client, rider: "r2")
+            let third = try await FreeDriverIndexTests.order(client, rider: "r3")
+            let queued = try await Self.ids(client, "SELECT id FROM order_event_queue ORDER BY id")
+            #expect(queued.count == 2)
+            // The sequencer writes positions, not events: each event's row stays where it was written (an update of
+            // it, HOT or not, would put a new version elsewhere).
+            let rowsAt: PostgresQuery = "SELECT ctid::text FROM order_events ORDER BY id"
+            let written = try await client.query(rowsAt, logger: Self.logger).collect().map { try $0.decode(String.self) }
+            #expect(try await log.sequence() == 2)
+            let after = try await client.query(rowsAt, logger: Self.logger).collect().map { try $0.decode(String.self) }
+            #expect(after == written)
+            #expect(try await Self.positions(client) == [[1, old[0]], [2, old[1]], [3, queued[0]], [4, queued[1]]])
+            #expect(try await log.sequence() == 0)
+            #expect(try await log.ends().last == 4)
+
+            // The reads: everything after a position, and one order's or one caller's events in a range.
+            let everything = try await log.events(after: 1)
+            #expect(everything.map(\.position) == [2, 3, 4])
+            #expect(everything.map(\.orderID) == [order, second, third])
+            let riders = try await client.query(
+                "SELECT rider_id FROM orders WHERE id IN (\(second), \(third)) ORDER BY created_at, id",
+                logger: Self.logger
+            ).collect().map { try $0.decode(UUID.self) }
+            let ofThird = try await log.events(of: .order(third, caller: riders[1]), after: 0, through: 4)
+            #expect(ofThird.map(\.position) == [4])
+            let ofSecondRider = try await log.events(of: .caller(riders[0]), after: 2, through: 4)
+            #expect(ofSecondRider.map(\.position) == [3])
+            #expect(try await log.events(of: .caller(riders[0]), after: 3, through: 4).isEmpty)
+        }
+    }
+}
