@@ -14,10 +14,18 @@ import TriggerRuntime
 ///   the same commit, and a rolled-back one never is.
 /// - `order_event_positions` maps each position to its event. The sequencer moves queued ids into it, in id order,
 ///   under the sequencer's row lock as before: positions still become visible in increasing order.
-/// - `order_events` loses `position` and the indexes on it; the stream's scoped reads find their events through
-///   `(order_id, id)`, `(rider_id, id)` and `(driver_id, id)` and their positions through `event_id`.
-/// An event costs its row, five index entries, a queue row and a position row (two narrow entries), against two
+/// - `order_events.position` is `-1` for every new event (its default), so no new event enters the indexes on it:
+///   the unique index becomes a partial one of the old positions (`>= 0`), the unsequenced one gets no entries, and
+///   `(order_id, position)`, `(rider_id, position)` and `(driver_id, position)` serve the stream's scoped reads by
+///   their leading column (their positions through `order_event_positions.event_id`).
+/// An event costs its row, five index entries, a queue row and a position row (three narrow entries), against two
 /// wide rows and thirteen entries.
+///
+/// **Additive, for a rolling upgrade** (deploy/README.md): the previous release's sequencer finds no event without a
+/// position and does nothing (it cannot give an event a second position); its streams read the old positions and no
+/// new events until its processes are replaced, and a client resuming on a new process gets what it missed (the
+/// positions continue from the same `last_position`). Nothing is lost or delivered twice. A later release drops
+/// the column and its indexes.
 enum M0026EventPositions {
     static let migration = Migration(
         group: AppMigrations.group,
@@ -40,14 +48,10 @@ enum M0026EventPositions {
             SELECT position, id FROM order_events WHERE position IS NOT NULL
             """,
             "INSERT INTO order_event_queue (id) SELECT id FROM order_events WHERE position IS NULL",
-            "DROP INDEX order_events_unsequenced_idx",
-            "DROP INDEX order_events_order_idx",
-            "DROP INDEX order_events_rider_idx",
-            "DROP INDEX order_events_driver_idx",
-            "ALTER TABLE order_events DROP COLUMN position",
-            "CREATE INDEX order_events_order_idx ON order_events (order_id, id)",
-            "CREATE INDEX order_events_rider_idx ON order_events (rider_id, id) WHERE rider_id IS NOT NULL",
-            "CREATE INDEX order_events_driver_idx ON order_events (driver_id, id) WHERE driver_id IS NOT NULL",
+            "ALTER TABLE order_events DROP CONSTRAINT order_events_position_key",
+            "CREATE INDEX order_events_position_idx ON order_events (position) WHERE position >= 0",
+            "UPDATE order_events SET position = -1 WHERE position IS NULL",
+            "ALTER TABLE order_events ALTER COLUMN position SET DEFAULT -1",
             """
             CREATE OR REPLACE FUNCTION order_event_append(
                 p_order uuid, p_kind text, p_rider uuid, p_driver uuid, p_payload jsonb)

@@ -41,16 +41,21 @@ struct EventPositionsTests {
                 logger: Self.logger
             )
             try await FreeDriverIndexTests.move(client, order, to: "CANCELLED")
+            // Another booking: two events without a position when the migration runs.
+            let other = try await FreeDriverIndexTests.order(client, rider: "r0")
             let old = try await Self.ids(client, "SELECT id FROM order_events ORDER BY id")
-            #expect(old.count == 2)
+            #expect(old.count == 3)
 
             try await migrator.migrate(all)
             #expect(try await Self.positions(client) == [[1, old[0]]])
-            #expect(try await Self.ids(client, "SELECT id FROM order_event_queue") == [old[1]])
+            #expect(try await Self.ids(client, "SELECT id FROM order_event_queue ORDER BY id") == [old[1], old[2]])
+            // The previous release's sequencer looks for events without a position: there are none, now or later.
+            let unplaced: PostgresQuery = "SELECT count(*)::int8 FROM order_events WHERE position IS NULL"
+            #expect(try await Self.ids(client, unplaced) == [0])
 
             let log = OrderEventLog(client: client, logger: Self.logger)
-            #expect(try await log.sequence() == 1)
-            #expect(try await Self.positions(client) == [[1, old[0]], [2, old[1]]])
+            #expect(try await log.sequence() == 2)
+            #expect(try await Self.positions(client) == [[1, old[0]], [2, old[1]], [3, old[2]]])
             #expect(try await Self.ids(client, "SELECT id FROM order_event_queue").isEmpty)
 
             // A rolled-back change queues nothing; a committed one is queued with its event.
@@ -73,23 +78,28 @@ struct EventPositionsTests {
             #expect(try await log.sequence() == 2)
             let after = try await client.query(rowsAt, logger: Self.logger).collect().map { try $0.decode(String.self) }
             #expect(after == written)
-            #expect(try await Self.positions(client) == [[1, old[0]], [2, old[1]], [3, queued[0]], [4, queued[1]]])
+            #expect(
+                try await Self.positions(client) == [
+                    [1, old[0]], [2, old[1]], [3, old[2]], [4, queued[0]], [5, queued[1]],
+                ])
             #expect(try await log.sequence() == 0)
-            #expect(try await log.ends().last == 4)
+            #expect(try await Self.ids(client, unplaced) == [0])
+            #expect(try await Self.ids(client, "SELECT position FROM order_events ORDER BY id") == [1, -1, -1, -1, -1])
+            #expect(try await log.ends().last == 5)
 
             // The reads: everything after a position, and one order's or one caller's events in a range.
             let everything = try await log.events(after: 1)
-            #expect(everything.map(\.position) == [2, 3, 4])
-            #expect(everything.map(\.orderID) == [order, second, third])
+            #expect(everything.map(\.position) == [2, 3, 4, 5])
+            #expect(everything.map(\.orderID) == [order, other, second, third])
             let riders = try await client.query(
                 "SELECT rider_id FROM orders WHERE id IN (\(second), \(third)) ORDER BY created_at, id",
                 logger: Self.logger
             ).collect().map { try $0.decode(UUID.self) }
-            let ofThird = try await log.events(of: .order(third, caller: riders[1]), after: 0, through: 4)
-            #expect(ofThird.map(\.position) == [4])
-            let ofSecondRider = try await log.events(of: .caller(riders[0]), after: 2, through: 4)
-            #expect(ofSecondRider.map(\.position) == [3])
-            #expect(try await log.events(of: .caller(riders[0]), after: 3, through: 4).isEmpty)
+            let ofThird = try await log.events(of: .order(third, caller: riders[1]), after: 0, through: 5)
+            #expect(ofThird.map(\.position) == [5])
+            let ofSecondRider = try await log.events(of: .caller(riders[0]), after: 3, through: 5)
+            #expect(ofSecondRider.map(\.position) == [4])
+            #expect(try await log.events(of: .caller(riders[0]), after: 4, through: 5).isEmpty)
         }
     }
 }
