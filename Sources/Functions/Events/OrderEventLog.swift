@@ -11,6 +11,9 @@ public struct OrderEventLog: Sendable {
     public static let channel = "order_events"
     /// The most events one read or one sequencer pass takes.
     static let batch = 1000
+    /// What the reads return of an event (`p`: its `order_event_positions` row, `e`: its `order_events` row), in
+    /// ``event(of:)``'s order.
+    private static let selected = "SELECT p.position, e.order_id, e.kind, e.rider_id, e.driver_id, e.payload::text"
 
     let client: PostgresClient
     let logger: Logger
@@ -83,7 +86,7 @@ public struct OrderEventLog: Sendable {
     public func events(after position: Int64) async throws -> [OrderEvent] {
         try await self.client.rows(
             """
-            SELECT p.position, e.order_id, e.kind, e.rider_id, e.driver_id, e.payload::text
+            \(unescaped: Self.selected)
             FROM order_event_positions p JOIN order_events e ON e.id = p.event_id
             WHERE p.position > \(position) ORDER BY p.position LIMIT \(Self.batch)
             """,
@@ -103,7 +106,7 @@ public struct OrderEventLog: Sendable {
         switch scope {
         case .caller(let caller):
             query = """
-                SELECT p.position, e.order_id, e.kind, e.rider_id, e.driver_id, e.payload::text
+                \(unescaped: Self.selected)
                 FROM order_events e JOIN order_event_positions p ON p.event_id = e.id
                 WHERE (e.rider_id = \(caller) OR e.driver_id = \(caller))
                   AND p.position > \(after) AND p.position <= \(through)
@@ -111,7 +114,7 @@ public struct OrderEventLog: Sendable {
                 """
         case .order(let order, _), .share(let order, _):
             query = """
-                SELECT p.position, e.order_id, e.kind, e.rider_id, e.driver_id, e.payload::text
+                \(unescaped: Self.selected)
                 FROM order_events e JOIN order_event_positions p ON p.event_id = e.id
                 WHERE e.order_id = \(order) AND p.position > \(after) AND p.position <= \(through)
                 ORDER BY p.position LIMIT \(Self.batch)
