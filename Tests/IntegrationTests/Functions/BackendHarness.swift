@@ -8,6 +8,7 @@ import Logging
 import NIOHTTP1
 import PostgresNIO
 import Prometheus
+import Testing
 import TriggerRuntime
 
 @testable import Functions
@@ -77,6 +78,17 @@ struct BackendHarness: Sendable {
             }
             return inserted
         }
+    }
+
+    /// Applies, recorded, the runtime's and the backend's migrations before the one named `name`, for a test of that
+    /// migration on rows written under the schema it changes; returns the migrator and every migration, to apply
+    /// the rest.
+    static func migrate(_ client: PostgresClient, upTo name: String) async throws -> (Migrator, [Migration]) {
+        let all = TriggerRuntime.migrations + Backend().migrations
+        let before = try #require(all.firstIndex { $0.name == name }, "no migration \(name)")
+        let migrator = Migrator(client: client, logger: self.logger)
+        try await migrator.migrate(Array(all[..<before]))
+        return (migrator, all)
     }
 
     /// Applies the runtime's and the backend's migrations (each in order, in one transaction) without recording

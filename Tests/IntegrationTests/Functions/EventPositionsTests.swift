@@ -27,10 +27,7 @@ struct EventPositionsTests {
     @Test("0026 keeps each position and queues the rest; events are queued by their commit, sequenced in id order, written once")
     func positionsAndQueue() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
-            let all = TriggerRuntime.migrations + Backend().migrations
-            let before = try #require(all.firstIndex { $0.name == "0026_event_positions" })
-            let migrator = Migrator(client: client, logger: Self.logger)
-            try await migrator.migrate(Array(all[..<before]))
+            let (migrator, all) = try await BackendHarness.migrate(client, upTo: "0026_event_positions")
             // A booking (one `order.status` event) sequenced as the old sequencer did, then a second event not yet.
             let order = try await FreeDriverIndexTests.order(client, rider: "r1")
             try await client.query(

@@ -65,10 +65,7 @@ struct FreeDriverIndexTests {
     @Test("migration 0021 copies each driver's state; then the copies follow availability, tracking and orders")
     func copiesFollowTheirSources() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
-            let all = TriggerRuntime.migrations + Backend().migrations
-            let before = try #require(all.firstIndex { $0.name == "0021_free_driver_index" })
-            let migrator = Migrator(client: client, logger: Self.logger)
-            try await migrator.migrate(Array(all[..<before]))
+            let (migrator, all) = try await BackendHarness.migrate(client, upTo: "0021_free_driver_index")
             let riding = try await Self.driver(client, "riding")
             let offline = try await Self.driver(client, "offline", available: false)
             let first = try await Self.order(client, rider: "r1")
