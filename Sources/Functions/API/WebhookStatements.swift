@@ -125,11 +125,6 @@ enum WebhookStatements {
         func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
     }
 
-    /// A statement on one stored delivery (its only parameter, `$1`).
-    protocol OfDelivery: PostgresPreparedStatement {
-        var deliveryID: Int64 { get }
-    }
-
     /// A stored delivery's body, as ``Delivery`` wrote it.
     struct DeliveryBody: Sendable {
         var events: String
@@ -139,14 +134,21 @@ enum WebhookStatements {
     }
 
     /// Reads delivery `$1`'s body; no row once it was filed.
-    struct Body: OfDelivery {
+    struct Body: PostgresPreparedStatement {
         static let name = "functions_webhook_delivery_body_v1"
         static let sql = """
             SELECT events, elements, has_locations, has_statuses FROM webhook_delivery_bodies WHERE delivery_id = $1
             """
+        static let bindingDataTypes: [PostgresDataType] = [.int8]
         typealias Row = DeliveryBody
 
         var deliveryID: Int64
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(self.deliveryID)
+            return bindings
+        }
 
         func decodeRow(_ row: PostgresRow) throws -> DeliveryBody {
             let (events, elements, hasLocations, hasStatuses) = try row.decode((String, String, Bool, Bool).self)
@@ -155,15 +157,22 @@ enum WebhookStatements {
     }
 
     /// Deletes delivery `$1`'s row and body once filed; returns the row's id.
-    struct Filed: OfDelivery {
+    struct Filed: PostgresPreparedStatement {
         static let name = "functions_webhook_delivery_filed_v1"
         static let sql = """
             WITH body AS (DELETE FROM webhook_delivery_bodies WHERE delivery_id = $1)
             DELETE FROM webhook_deliveries WHERE id = $1 RETURNING id
             """
+        static let bindingDataTypes: [PostgresDataType] = [.int8]
         typealias Row = Int64
 
         var deliveryID: Int64
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(self.deliveryID)
+            return bindings
+        }
 
         func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
     }
@@ -253,14 +262,4 @@ extension WebhookStatements.AppliedEvents {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
-}
-
-extension WebhookStatements.OfDelivery {
-    static var bindingDataTypes: [PostgresDataType] { [.int8] }
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 1)
-        bindings.append(self.deliveryID)
-        return bindings
-    }
 }
