@@ -25,16 +25,16 @@ import TriggerRuntime
 /// first: a status change writes the driver's `driver_positions.online` (``M0021FreeDriverIndex``), and every writer
 /// takes a driver's `users` row before their position row.
 ///
-/// **High priority, in parallel.** Each delivery is its own document (see ``M0027WebhookDeliveries`` for why not
-/// one lane in order); as high-priority deliveries they are claimed before the others and commit as soon as they
-/// ran, so arrivals (and the positions dispatch reads) do not wait behind a backlog of other functions' work. A
-/// failing delivery is retried quickly (at most 10 s apart) and, after its attempts, dead-lettered with its body kept
-/// (`GET /v1/ops/deliveries/dead`, and retried from there).
+/// **High priority, one lane.** Every delivery has the same ordering key (`lane`), so they are filed in the order
+/// they committed; as high-priority deliveries they are claimed before the others and commit as soon as they ran,
+/// so arrivals (and the positions dispatch reads) do not wait behind a backlog of other functions' work. A failing
+/// delivery is retried quickly (at most 10 s apart) and, after its attempts, dead-lettered with its body kept
+/// (`GET /v1/ops/deliveries/dead`, and retried from there), so the lane moves on.
 public struct IngestWebhookDelivery: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "ingestWebhookDelivery"
-    /// Fires on each stored delivery.
-    public static var trigger: Trigger { .create("webhook_deliveries") }
+    /// Fires on each stored delivery, in one lane.
+    public static var trigger: Trigger { .create("webhook_deliveries", keyColumn: "lane") }
     /// High priority; retries at most 10 s apart (see the type's comment).
     public static var options: FunctionOptions {
         FunctionOptions(maxAttempts: 8, maximumBackoff: .seconds(10), priority: .high)
@@ -56,7 +56,7 @@ public struct IngestWebhookDelivery: TriggerFunction {
     /// Files `delivery` on `connection` (in its transaction); returns how many of its events were new in the inbox,
     /// or `nil` when it has no body (filed already).
     ///
-    /// Idempotent: were a delivery filed by two transactions at once (by hand beside the worker), the second
+    /// Idempotent: were a delivery filed by two transactions at once (by hand, or a twin of the lane), the second
     /// waits on the first's row locks and unique index entries, then moves no driver (a position is not newer than
     /// itself; a status is written again, the same), inserts no event (`ON CONFLICT DO NOTHING`) and deletes
     /// nothing.

@@ -36,8 +36,7 @@ extension APIStore {
             events: try String(decoding: encoder.encode(intake.events), as: UTF8.self),
             elements: intake.elements,
             hasLocations: intake.events.contains { $0.type == "location" },
-            hasStatuses: intake.events.contains { $0.type == "device_status" },
-            devices: Array(Set(intake.events.lazy.filter { $0.type == "location" }.compactMap(\.deviceID))).sorted()
+            hasStatuses: intake.events.contains { $0.type == "device_status" }
         )
         let hasEvents = !intake.events.isEmpty
         guard !intake.rejections.isEmpty else {

@@ -94,11 +94,11 @@ enum WebhookStatements {
         static let name = "functions_webhook_delivery_v1"
         static let sql = """
             WITH delivery AS (INSERT INTO webhook_deliveries (message_id) VALUES ($1) RETURNING id)
-            INSERT INTO webhook_delivery_bodies (delivery_id, events, elements, has_locations, has_statuses, devices)
-            SELECT id, $2, $3, $4, $5, $6 FROM delivery
+            INSERT INTO webhook_delivery_bodies (delivery_id, events, elements, has_locations, has_statuses)
+            SELECT id, $2, $3, $4, $5 FROM delivery
             RETURNING delivery_id
             """
-        static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text, .bool, .bool, .textArray]
+        static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text, .bool, .bool]
         typealias Row = Int64
 
         var messageID: String
@@ -108,17 +108,14 @@ enum WebhookStatements {
         var elements: String
         var hasLocations: Bool
         var hasStatuses: Bool
-        /// The devices of the location events, once each.
-        var devices: [String]
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 6)
+            var bindings = PostgresBindings(capacity: 5)
             bindings.append(self.messageID)
             bindings.append(self.events)
             bindings.append(self.elements)
             bindings.append(self.hasLocations)
             bindings.append(self.hasStatuses)
-            bindings.append(self.devices)
             return bindings
         }
 

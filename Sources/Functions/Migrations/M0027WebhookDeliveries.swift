@@ -10,20 +10,16 @@ import TriggerRuntime
 /// statement) and answers; ``IngestWebhookDelivery`` does the intake in the worker.
 ///
 /// - `webhook_deliveries`: one row per delivery waiting for the intake, the row `ingestWebhookDelivery` fires on.
-///   Each is its own document: deliveries are filed in parallel, in no particular order, as the endpoint filed
-///   concurrent deliveries when it did it at once (HyperTrack promises no order; every handler of the inbox already
-///   copes with events out of order). One lane for all, in commit order, was tried first and could not keep up: a
-///   runtime chain runs its next delivery a claim after the previous one, and in the 10,000-driver city the lane was
-///   458 deliveries (63 s) behind after a minute of rides.
+///   `lane` is its ordering key, the same for every delivery, so deliveries are filed in the order they committed,
+///   as the endpoint filed them when it did it at once (a trip's `completed` event after the locations that came
+///   before it). `analyzeTrip`, which may run before the lane reaches a delivery received during the drive (a ride
+///   completed through the API), reads the waiting deliveries' locations from their bodies
+///   (`StoreStatements.TripLocations`).
 /// - `webhook_delivery_bodies`: the delivery's usable events (the intake's normalised rows, as JSON), its
-///   elements as sent, whether it has location and device status events (the intake skips the statement of a kind
-///   the delivery lacks, as the endpoint did), and the devices of its location events. `analyzeTrip`, which may run
-///   before a delivery received during the drive is filed (a ride completed through the API), reads the waiting
-///   deliveries' locations from their bodies (`StoreStatements.TripLocations`), and `devices` lets it parse only
-///   the bodies that hold its device's: with a backlog it parsed all of them, 1.8 s a call, in the same city.
-///   Apart from the fired row because the runtime's capture copies the whole row into its delivery
-///   (`to_jsonb(NEW)`): the bodies, up to megabytes, would be written twice and read back through the claim.
-///   Stored uncompressed (`EXTERNAL`): the endpoint's statement should not spend its time compressing text
+///   elements as sent, and whether it has location and device status events (the intake skips the statement of a
+///   kind the delivery lacks, as the endpoint did). Apart from the fired row because the runtime's capture copies the whole row into its
+///   delivery (`to_jsonb(NEW)`): the bodies, up to megabytes, would be written twice and read back through the
+///   claim. Stored uncompressed (`EXTERNAL`): the endpoint's statement should not spend its time compressing text
 ///   that lives for a fraction of a second.
 ///
 /// Both rows are deleted by the intake that files them, in its transaction, so the tables stay small; a delivery
@@ -41,6 +37,7 @@ enum M0027WebhookDeliveries {
             CREATE TABLE webhook_deliveries (
                 id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                 message_id text NOT NULL,
+                lane text NOT NULL DEFAULT 'intake',
                 received_at timestamptz NOT NULL DEFAULT now()
             )
             """,
@@ -50,8 +47,7 @@ enum M0027WebhookDeliveries {
                 events text NOT NULL,
                 elements text NOT NULL,
                 has_locations boolean NOT NULL,
-                has_statuses boolean NOT NULL,
-                devices text[] NOT NULL
+                has_statuses boolean NOT NULL
             )
             """,
             """

@@ -150,13 +150,13 @@ enum StoreStatements {
     /// their bodies.
     ///
     /// **Why the bodies.** A ride completed through the API does not wait for its last locations: a delivery
-    /// received before the drive ended may still wait for `ingestWebhookDelivery` when `analyzeTrip` runs. Filing it from
-    /// `analyzeTrip` instead deadlocked with the worker filing the same delivery (seen in the suite: the analysis's
+    /// received before the drive ended may still wait for the lane when `analyzeTrip` runs. Filing it from
+    /// `analyzeTrip` instead deadlocked with the lane filing the same delivery (seen in the suite: the analysis's
     /// transaction held rows of the other deliveries of its batch); reading it takes no lock. A statement sees a
     /// delivery either waiting or filed (the filing deletes the body in the transaction that inserts its events),
     /// and an event in both the inbox and a waiting body (a replay, which the filing will skip) counts once, by
-    /// its content key. Only the bodies that hold the device's locations (their `devices`) are parsed, each once
-    /// (`OFFSET 0` keeps the planner from inlining the cast into every event's row).
+    /// its content key. The bodies' JSON is parsed once per delivery (`OFFSET 0` keeps the planner from inlining
+    /// the cast into every event's row).
     enum TripLocations: PreparedText {
         static let name = "functions_trips_locations_v2"
         static let sql = """
@@ -175,8 +175,7 @@ enum StoreStatements {
                 CROSS JOIN LATERAL jsonb_to_recordset(doc.events) AS e(
                     event_index int, type text, device_id text, latitude float8, longitude float8,
                     recorded_at float8, content_key text)
-                WHERE d.received_at BETWEEN $2 AND $3 AND $1 = ANY (b.devices)
-                  AND e.type = 'location' AND e.device_id = $1
+                WHERE d.received_at BETWEEN $2 AND $3 AND e.type = 'location' AND e.device_id = $1
                   AND e.latitude IS NOT NULL AND e.longitude IS NOT NULL AND e.recorded_at IS NOT NULL
             ),
             once AS (

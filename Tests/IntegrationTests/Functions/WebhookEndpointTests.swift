@@ -96,7 +96,7 @@ struct WebhookEndpointTests {
                 "SELECT received_at FROM webhook_deliveries", logger: BackendHarness.logger
             ).collect().map { try $0.decode(Date.self) }
 
-            // Two transactions file it at once (by hand beside the worker): each event once, no error.
+            // Two transactions file it at once (the lane and `analyzeTrip` may): each event once, no error.
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<2 { group.addTask { try await h.fileDeliveries() } }
                 var inserted: [Int] = []
