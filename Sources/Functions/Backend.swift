@@ -37,7 +37,7 @@ public struct Backend: Sendable {
             FunctionBinding(DispatchWindow.self), FunctionBinding(ReplayWebhookEvent.self),
             FunctionBinding(PruneWebhookEvents.self), FunctionBinding(ReconcileTrips.self),
             FunctionBinding(AnalyzeTrip.self), FunctionBinding(PruneAccounts.self),
-            FunctionBinding(PruneOrderEvents.self), FunctionBinding(IngestWebhookDelivery.self),
+            FunctionBinding(PruneOrderEvents.self),
         ]
     }
 
@@ -48,7 +48,7 @@ public struct Backend: Sendable {
     /// - Returns: `updateOrderStatus`, `deleteOrder`, `onTripWebhook`, `completeTrip`, `dispatchOrder`,
     ///   `registerDriverDevice`, `offerWaitingOrders`, `offerWaitingOrdersAfterRide`, `analyzeTrip`, the timer
     ///   functions `dispatchRound`, `dispatchWindow` and `replayWebhookEvent`, and the scheduled `pruneWebhookEvents`, `reconcileTrips` and
-    ///   `pruneAccounts` and `pruneOrderEvents`, and `ingestWebhookDelivery`.
+    ///   `pruneAccounts` and `pruneOrderEvents`.
     public func registry(
         tracking: some TripTracking,
         stores: RideStoreFactory = .postgres,
@@ -118,6 +118,5 @@ public struct Backend: Sendable {
         } catch {
             preconditionFailure("pruneAccounts and pruneOrderEvents have constant, valid schedules: \(error)")
         }
-        registry.register(IngestWebhookDelivery())
     }
 }

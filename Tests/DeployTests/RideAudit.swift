@@ -68,7 +68,7 @@ enum RideAudit {
         // functions only if a minute boundary passed during the test: allowed, not required.
         let required: Set<String> = [
             "registerDriverDevice", "offerWaitingOrders", "dispatchOrder", "updateOrderStatus", "onTripWebhook",
-            "completeTrip", "analyzeTrip", "offerWaitingOrdersAfterRide", "ingestWebhookDelivery",
+            "completeTrip", "analyzeTrip", "offerWaitingOrdersAfterRide",
         ]
         #expect(required.isSubset(of: functions), "\(functions)")
         let optional: Set<String> = [

@@ -85,7 +85,7 @@ struct ModelTests {
                 "registerDriverDevice", "offerWaitingOrders", "offerWaitingOrdersAfterRide", "dispatchRound",
                 "dispatchWindow", "replayWebhookEvent",
                 "pruneWebhookEvents", "reconcileTrips", "analyzeTrip", "pruneAccounts",
-                "pruneOrderEvents", "ingestWebhookDelivery",
+                "pruneOrderEvents",
             ]
         )
         #expect(

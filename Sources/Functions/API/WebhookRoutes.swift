@@ -6,9 +6,8 @@ import HyperTrackAPI
 import Logging
 
 /// `POST /v1/hypertrack/webhooks/{secret}` (and `/v1/hypertrack/webhooks` when no path secret is configured):
-/// authenticates the delivery (``WebhookAuthentication``), stores its usable events as received and records the rest
-/// as rejected (``WebhookIntake``), and answers 202 once they are stored; ``IngestWebhookDelivery`` files the events
-/// into the inbox (an event already there is skipped then) and `onTripWebhook` does the work.
+/// authenticates the delivery (``WebhookAuthentication``), stores its usable events in the inbox and records the
+/// rest as rejected (``WebhookIntake``), and answers 202 at once; `onTripWebhook` does the work.
 ///
 /// - 401: not authentic; nothing is stored.
 /// - 400: no `x-amz-sns-message-id` (nothing to deduplicate by); nothing is stored.
@@ -65,7 +64,7 @@ struct WebhookRoutes: Sendable {
             throw APIProblem.badRequest("x-amz-sns-message-id: the header is required")
         }
         let intake = WebhookIntake(body: body)
-        try await self.store.storeWebhook(messageID: messageID, intake: intake)
+        let inserted = try await self.store.storeWebhook(messageID: messageID, intake: intake)
         if !intake.rejections.isEmpty {
             self.logger.warning(
                 "webhook events rejected",
@@ -76,7 +75,7 @@ struct WebhookRoutes: Sendable {
             )
         }
         let detail =
-            "\(intake.events.count) \(intake.events.count == 1 ? "event" : "events") stored"
+            "\(inserted) of \(intake.events.count) events stored"
             + (intake.rejections.isEmpty ? "" : ", \(intake.rejections.count) rejected")
         return EditedResponse(status: .accepted, response: StatusView(status: "accepted", detail: detail))
     }

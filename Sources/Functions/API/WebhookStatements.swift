@@ -1,7 +1,6 @@
 import PostgresNIO
 
-/// The webhook endpoint's statement (``Delivery``) and the intake's (``IngestWebhookDelivery``), prepared once per
-/// pooled connection.
+/// The intake's three statements (``APIStore/storeWebhook(messageID:intake:)``), prepared once per pooled connection.
 ///
 /// **Why.** Sent unnamed, each delivery's statements were parsed and planned anew: in the 22nd session's 10-minute
 /// city (`pg_stat_statements` with `track_planning`) the inbox insert planned for 7.1 ms, the position upsert for
@@ -88,106 +87,16 @@ enum WebhookStatements {
         var events: String
     }
 
-    /// The endpoint's write: a delivery as received (``M0027WebhookDeliveries``), its row and its body in one
-    /// statement; returns the delivery's id. The row's insert is what fires ``IngestWebhookDelivery``.
-    struct Delivery: PostgresPreparedStatement {
-        static let name = "functions_webhook_delivery_v1"
-        static let sql = """
-            WITH delivery AS (INSERT INTO webhook_deliveries (message_id) VALUES ($1) RETURNING id)
-            INSERT INTO webhook_delivery_bodies (delivery_id, events, elements, has_locations, has_statuses)
-            SELECT id, $2, $3, $4, $5 FROM delivery
-            RETURNING delivery_id
-            """
-        static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text, .bool, .bool]
-        typealias Row = Int64
-
-        var messageID: String
-        /// The usable events as ``InboxEvent``s (a JSON array).
-        var events: String
-        /// The delivery's events as sent (a JSON array).
-        var elements: String
-        var hasLocations: Bool
-        var hasStatuses: Bool
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 5)
-            bindings.append(self.messageID)
-            bindings.append(self.events)
-            bindings.append(self.elements)
-            bindings.append(self.hasLocations)
-            bindings.append(self.hasStatuses)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
-    }
-
-    /// A stored delivery's body, as ``Delivery`` wrote it.
-    struct DeliveryBody: Sendable {
-        var events: String
-        var elements: String
-        var hasLocations: Bool
-        var hasStatuses: Bool
-    }
-
-    /// Reads delivery `$1`'s body; no row once it was filed.
-    struct Body: PostgresPreparedStatement {
-        static let name = "functions_webhook_delivery_body_v1"
-        static let sql = """
-            SELECT events, elements, has_locations, has_statuses FROM webhook_delivery_bodies WHERE delivery_id = $1
-            """
-        static let bindingDataTypes: [PostgresDataType] = [.int8]
-        typealias Row = DeliveryBody
-
-        var deliveryID: Int64
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(self.deliveryID)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> DeliveryBody {
-            let (events, elements, hasLocations, hasStatuses) = try row.decode((String, String, Bool, Bool).self)
-            return DeliveryBody(events: events, elements: elements, hasLocations: hasLocations, hasStatuses: hasStatuses)
-        }
-    }
-
-    /// Deletes delivery `$1`'s row and body once filed; returns the row's id.
-    struct Filed: PostgresPreparedStatement {
-        static let name = "functions_webhook_delivery_filed_v1"
-        static let sql = """
-            WITH body AS (DELETE FROM webhook_delivery_bodies WHERE delivery_id = $1)
-            DELETE FROM webhook_deliveries WHERE id = $1 RETURNING id
-            """
-        static let bindingDataTypes: [PostgresDataType] = [.int8]
-        typealias Row = Int64
-
-        var deliveryID: Int64
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 1)
-            bindings.append(self.deliveryID)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
-    }
-
     /// The delivery's events into the inbox (an event already there, by message id and index or by content, is
-    /// skipped), each location and device status written handled with what the two statements above did with it,
-    /// received when the endpoint stored the delivery (`$9`, its `webhook_deliveries` row); returns the new rows'
-    /// ids.
+    /// skipped), each location and device status written handled with what the two statements above did with it;
+    /// returns the new rows' ids.
     struct Inbox: PostgresPreparedStatement {
-        static let name = "functions_webhook_inbox_v2"
+        static let name = "functions_webhook_inbox_v1"
         static let sql = """
-            WITH delivery AS MATERIALIZED (
-                SELECT $1::jsonb AS events,
-                       coalesce((SELECT received_at FROM webhook_deliveries WHERE id = $9), now()) AS received_at
-            )
+            WITH delivery AS MATERIALIZED (SELECT $1::jsonb AS events)
             INSERT INTO webhook_events (message_id, event_index, type, value, device_id, trip_id, latitude,
                                         longitude, recorded_at, summary, payload, content_key,
-                                        ordering_key, outcome, processed_at, received_at)
+                                        ordering_key, outcome, processed_at)
             SELECT $2, e.event_index, e.type, e.value, e.device_id, e.trip_id, e.latitude,
                    e.longitude, to_timestamp(e.recorded_at), e.summary, d.events -> e.event_index,
                    e.content_key,
@@ -207,8 +116,7 @@ enum WebhookStatements {
                                 WHEN e.event_index = ANY ($4::int[]) THEN 'applied: device ' || e.value
                                 ELSE $8 END
                    END,
-                   CASE WHEN e.type IN ('location', 'device_status') THEN now() END,
-                   d.received_at
+                   CASE WHEN e.type IN ('location', 'device_status') THEN now() END
             FROM delivery d, jsonb_to_recordset($3::jsonb) AS e(
                 event_index int, type text, value text, device_id text, trip_id text, latitude float8,
                 longitude float8, recorded_at float8, summary jsonb, content_key text)
@@ -217,7 +125,7 @@ enum WebhookStatements {
             RETURNING id
             """
         static let bindingDataTypes: [PostgresDataType] = [
-            .text, .text, .text, .int8Array, .text, .text, .text, .text, .int8,
+            .text, .text, .text, .int8Array, .text, .text, .text, .text,
         ]
         typealias Row = Int64
 
@@ -228,11 +136,9 @@ enum WebhookStatements {
         var events: String
         /// Indexes of the location and status events the delivery applied.
         var applied: [Int]
-        /// The delivery's `webhook_deliveries` row, for when it was received.
-        var deliveryID: Int64
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 9)
+            var bindings = PostgresBindings(capacity: 8)
             bindings.append(self.elements)
             bindings.append(self.messageID)
             bindings.append(self.events)
@@ -241,7 +147,6 @@ enum WebhookStatements {
             bindings.append(APIStore.positionIgnored)
             bindings.append(APIStore.statusIncomplete)
             bindings.append(APIStore.statusIgnored)
-            bindings.append(self.deliveryID)
             return bindings
         }
 

@@ -29,6 +29,5 @@ enum AppMigrations {
         M0024CachedPlans.migration,
         M0025PositionEventPlans.migration,
         M0026EventPositions.migration,
-        M0027WebhookDeliveries.migration,
     ]
 }

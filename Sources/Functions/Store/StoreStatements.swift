@@ -145,42 +145,10 @@ enum StoreStatements {
             """
     }
 
-    /// The locations device `$1` reported between `$2` and `$3` (see `TripStore.locations(deviceID:from:to:)`):
-    /// the inbox's, and those of deliveries received then and not filed yet (``IngestWebhookDelivery``), read from
-    /// their bodies.
-    ///
-    /// **Why the bodies.** A ride completed through the API does not wait for its last locations: a delivery
-    /// received before the drive ended may still wait for the lane when `analyzeTrip` runs. Filing it from
-    /// `analyzeTrip` instead deadlocked with the lane filing the same delivery (seen in the suite: the analysis's
-    /// transaction held rows of the other deliveries of its batch); reading it takes no lock. A statement sees a
-    /// delivery either waiting or filed (the filing deletes the body in the transaction that inserts its events),
-    /// and an event in both the inbox and a waiting body (a replay, which the filing will skip) counts once, by
-    /// its content key. The bodies' JSON is parsed once per delivery (`OFFSET 0` keeps the planner from inlining
-    /// the cast into every event's row).
+    /// The locations device `$1` reported between `$2` and `$3` (see `TripStore.locations(deviceID:from:to:)`).
     enum TripLocations: PreparedText {
-        static let name = "functions_trips_locations_v2"
+        static let name = "functions_trips_locations_v1"
         static let sql = """
-            WITH located AS (
-                SELECT recorded_at, latitude, longitude, payload, content_key, id, NULL::bigint AS delivery,
-                       event_index
-                FROM webhook_events
-                WHERE type = 'location' AND device_id = $1 AND received_at BETWEEN $2 AND $3
-                  AND latitude IS NOT NULL AND longitude IS NOT NULL AND recorded_at IS NOT NULL
-                UNION ALL
-                SELECT to_timestamp(e.recorded_at), e.latitude, e.longitude, doc.elements -> e.event_index,
-                       e.content_key, NULL, d.id, e.event_index
-                FROM webhook_deliveries d
-                JOIN webhook_delivery_bodies b ON b.delivery_id = d.id
-                CROSS JOIN LATERAL (SELECT b.elements::jsonb AS elements, b.events::jsonb AS events OFFSET 0) AS doc
-                CROSS JOIN LATERAL jsonb_to_recordset(doc.events) AS e(
-                    event_index int, type text, device_id text, latitude float8, longitude float8,
-                    recorded_at float8, content_key text)
-                WHERE d.received_at BETWEEN $2 AND $3 AND e.type = 'location' AND e.device_id = $1
-                  AND e.latitude IS NOT NULL AND e.longitude IS NOT NULL AND e.recorded_at IS NOT NULL
-            ),
-            once AS (
-                SELECT DISTINCT ON (content_key) * FROM located ORDER BY content_key, id NULLS LAST
-            )
             SELECT recorded_at, latitude, longitude,
                    CASE WHEN jsonb_typeof(payload -> 'data' -> 'speed') = 'number'
                         THEN (payload -> 'data' ->> 'speed')::double precision END,
@@ -188,8 +156,10 @@ enum StoreStatements {
                         THEN (payload -> 'data' ->> 'bearing')::double precision END,
                    CASE WHEN jsonb_typeof(payload -> 'data' -> 'posted_limit_kmh') = 'number'
                         THEN (payload -> 'data' ->> 'posted_limit_kmh')::double precision END
-            FROM once
-            ORDER BY recorded_at, id NULLS LAST, delivery, event_index
+            FROM webhook_events
+            WHERE type = 'location' AND device_id = $1 AND received_at BETWEEN $2 AND $3
+              AND latitude IS NOT NULL AND longitude IS NOT NULL AND recorded_at IS NOT NULL
+            ORDER BY recorded_at, id
             """
     }
 }

@@ -1,6 +1,6 @@
 import BackendServer
 import EmbeddedPostgres
-import Foundation
+import Functions
 import HummingbirdTesting
 import HyperTrackAPI
 import LocalStack
@@ -10,8 +10,6 @@ import PostgresNIO
 import Prometheus
 import Testing
 import TriggerRuntime
-
-@testable import Functions
 
 /// A fresh database with the backend's schema and its API (role `api` of the composition), tested through
 /// HummingbirdTesting's router client (no socket).
@@ -58,25 +56,6 @@ struct BackendHarness: Sendable {
                     BackendHarness(client: client, api: APIClient(client: testClient), backend: composition.backend)
                 )
             }
-        }
-    }
-
-    /// Files the stored webhook deliveries into the inbox in id order, as the worker's `ingestWebhookDelivery` does
-    /// (this harness runs no worker); returns how many events were new in the inbox.
-    @discardableResult
-    func fileDeliveries() async throws -> Int {
-        try await self.client.withTransaction(logger: Self.logger) { connection in
-            let deliveries = try await connection.query(
-                "SELECT id, message_id, received_at FROM webhook_deliveries ORDER BY id", logger: Self.logger
-            ).collect().map { row in
-                let (id, messageID, receivedAt) = try row.decode((Int64, String, Date).self)
-                return WebhookDeliveryRow(id: id, messageID: messageID, receivedAt: receivedAt)
-            }
-            var inserted = 0
-            for delivery in deliveries {
-                inserted += try await IngestWebhookDelivery.file(delivery, on: connection, logger: Self.logger) ?? 0
-            }
-            return inserted
         }
     }
 

@@ -69,23 +69,9 @@ struct RideHarness: Sendable {
         }
     }
 
-    /// Posts a signed webhook delivery of `events` and waits until the worker filed it into the inbox (when the
-    /// endpoint stored it: a delivery of rejected events only is not); returns the reply.
+    /// Posts a signed webhook delivery of `events`; returns the reply.
     @discardableResult
     func webhook(_ events: [JSONValue], messageID: String = UUID().uuidString) async throws -> APIClient.Reply {
-        let reply = try await self.post(events, messageID: messageID)
-        try await self.eventually("webhook delivery \(messageID) filed") {
-            try await self.client.query(
-                "SELECT NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE message_id = \(messageID))",
-                logger: BackendHarness.logger
-            ).collect().first?.decode(Bool.self) ?? false
-        }
-        return reply
-    }
-
-    /// Posts a signed webhook delivery of `events`; returns the reply (the worker files the delivery later).
-    @discardableResult
-    func post(_ events: [JSONValue], messageID: String = UUID().uuidString) async throws -> APIClient.Reply {
         let body = try JSONEncoder().encode(JSONValue.array(events))
         return try await self.api.send(
             .POST,

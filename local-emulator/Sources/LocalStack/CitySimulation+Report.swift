@@ -83,8 +83,8 @@ extension CitySimulation {
                     )
                     : "- Emulated clock: left to its own rate.",
                 String(
-                    format: "- Location events received by the webhook endpoint and filed into the inbox: %.1f/s (%d "
-                        + "received during the rides, sent by the emulator as its clock moves).",
+                    format: "- Location events stored by the webhook endpoint: %.1f/s (%d during the rides, sent by "
+                        + "the emulator as its clock moves).",
                     Double(self.locationEvents) / seconds,
                     self.locationEvents
                 ),
