@@ -127,24 +127,32 @@ struct MotionTests {
         #expect(abs(exit - entry - 6 * Double.pi / 30.0.squareRoot()) < 1e-6)
     }
 
-    /// A straight 2 km drive at a top speed of 7 m/s (under every class's 90%, so the limit does not matter):
-    /// 0 → 7 in 4.67 s.
-    static func cruising(_ maneuvers: [Maneuver]) throws -> SpeedPlan {
-        let motion = Motion(tripID: "T", route: Self.straight(2000), startedAt: Self.start, speed: 7)
+    /// A straight 2 km drive at a top speed of `speed` m/s, 7 unless told (under every class's 90%, so the limit
+    /// does not matter): 0 → 7 in 4.67 s.
+    static func cruising(_ maneuvers: [Maneuver], speed: Double = 7) throws -> SpeedPlan {
+        let motion = Motion(tripID: "T", route: Self.straight(2000), startedAt: Self.start, speed: speed)
         return try #require(motion.replanned(with: maneuvers))
     }
 
-    @Test("a hard brake at 20 s: 7 → 1.4 m/s at 6 m/s² (0.93 s), 2 s held, back up at 1.5 m/s²")
+    @Test("a hard brake at 20 s: 7.5 → 1.5 m/s at 6 m/s² (1 s, so 1-second reports see it all), 2 s held, back up")
     func hardBrake() throws {
-        let plan = try Self.cruising([Maneuver(kind: .hardBrake, at: 20)])
-        #expect(plan.state(at: 20).speed == 7)
-        #expect(abs(plan.state(at: 20.5).speed - 4) < 1e-9)  // 7 − 6 · 0.5
-        #expect(abs(plan.state(at: 22).speed - 1.4) < 1e-9)  // held from 20.93 to 22.93
-        #expect(abs(plan.state(at: 24).speed - (1.4 + 1.5 * (24 - 20 - 5.6 / 6 - 2))) < 1e-9)
-        #expect(plan.state(at: 40).speed == 7)
-        // 1-second reports from 2 s before the brake to 2 s after its hold: 18 ... 24.93.
+        let plan = try Self.cruising([Maneuver(kind: .hardBrake, at: 20)], speed: 7.5)
+        #expect(plan.state(at: 20).speed == 7.5)
+        #expect(abs(plan.state(at: 20.5).speed - 4.5) < 1e-9)  // 7.5 − 6 · 0.5
+        #expect(abs(plan.state(at: 21).speed - 1.5) < 1e-9)  // the report a second in: −6 m/s²
+        #expect(abs(plan.state(at: 22).speed - 1.5) < 1e-9)  // held from 21 to 23
+        #expect(abs(plan.state(at: 24).speed - (1.5 + 1.5 * (24 - 23))) < 1e-9)
+        #expect(plan.state(at: 40).speed == 7.5)
+        // 1-second reports from 2 s before the brake to 2 s after its hold: 18 ... 25.
         #expect(plan.dense.count == 1)
-        #expect(abs(plan.dense[0][0] - 18) < 1e-9 && abs(plan.dense[0][1] - (20 + 5.6 / 6 + 2 + 2)) < 1e-9)
+        #expect(abs(plan.dense[0][0] - 18) < 1e-9 && abs(plan.dense[0][1] - 25) < 1e-9)
+    }
+
+    @Test("a hard brake from under 7.5 m/s is refused: its 6 m/s² would last under the reports' second")
+    func hardBrakeTooSlow() {
+        // 7 → 1.4 m/s would take 0.93 s: reports at 20 and 21 s would see −5.6 m/s².
+        let motion = Motion(tripID: "T", route: Self.straight(2000), startedAt: Self.start, speed: 7)
+        #expect(motion.replanned(with: [Maneuver(kind: .hardBrake, at: 20)]) == nil)
     }
 
     @Test("a rapid acceleration at 20 s: 7 → 1.4 at 2 m/s² (2.8 s), 2 s held, 1.4 → 7 at 4 m/s² (1.4 s)")
@@ -173,8 +181,8 @@ struct MotionTests {
         let motion = Motion(tripID: "T", route: Self.straight(300), startedAt: Self.start, speed: 7)
         // 300 m: at 7 m/s the brake for the end starts 12.25 m before it, 41.4 s after the start.
         #expect(motion.replanned(with: [Maneuver(kind: .speeding, at: 30, speed: 20, duration: 20)]) == nil)
-        #expect(motion.replanned(with: [Maneuver(kind: .hardBrake, at: 2)]) == nil)  // 3 m/s, under 5
-        #expect(motion.replanned(with: [Maneuver(kind: .hardBrake, at: 10)]) != nil)
+        #expect(motion.replanned(with: [Maneuver(kind: .rapidAcceleration, at: 2)]) == nil)  // 3 m/s, under 5
+        #expect(motion.replanned(with: [Maneuver(kind: .rapidAcceleration, at: 10)]) != nil)
     }
 
     @Test("a hard turn takes a 90° corner of r = 12 m at √(6 · 12) = 8.49 m/s: 6 m/s² sideways, 2.2 s of arc")
@@ -209,8 +217,8 @@ struct MotionTests {
 
     @Test("1-second reports fall on the drive's whole seconds inside a manoeuvre's window, between two steps")
     func denseSamples() throws {
-        var motion = Motion(tripID: "T", route: Self.straight(2000), startedAt: Self.start, speed: 7)
-        motion.plan = try Self.cruising([Maneuver(kind: .hardBrake, at: 20)])
+        var motion = Motion(tripID: "T", route: Self.straight(2000), startedAt: Self.start, speed: 7.5)
+        motion.plan = try Self.cruising([Maneuver(kind: .hardBrake, at: 20)], speed: 7.5)
         let at = { (seconds: Double) in Self.start.addingTimeInterval(seconds) }
         #expect(motion.denseSamples(after: at(10), before: at(15)).isEmpty)
         #expect(motion.denseSamples(after: at(15), before: at(20)) == [at(18), at(19)])

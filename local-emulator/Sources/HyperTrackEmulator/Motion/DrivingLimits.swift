@@ -30,6 +30,11 @@ enum DrivingLimits {
     /// A hard brake or rapid acceleration needs 5 m/s at least, so it changes the speed by 4 m/s (the detector
     /// wants 2) and a hard turn 6 m/s (the detector ignores bearings below 5).
     static let manoeuvreSpeed = 5.0
+    /// A hard brake needs 7.5 m/s at least: its drop to a fifth then lasts a ``denseInterval`` (0.8 · 7.5 / 6 = 1 s)
+    /// or more, so the reports a second apart at its start and one second in see the whole 6 m/s². Braking from
+    /// 6.58 m/s (out of a corner) lasted 0.88 s, and the reports saw −5.26: the integration test that wants the
+    /// rate (`EmulatorTripTests`) failed whenever the ride's timing put the brake there.
+    static let hardBrakeSpeed = 7.5
     /// Seconds between the locations a driving device reports around a manoeuvre (see ``denseMargin``): 1, a
     /// phone's GPS rate. At the default 5 s step a 6 m/s² brake lasting under 2 s averages to less than the
     /// detector's 3 m/s² over the 5 s between two reports, and a corner's turn is spread over 5 s too, so a

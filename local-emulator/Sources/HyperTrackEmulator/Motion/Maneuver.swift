@@ -12,7 +12,8 @@ import Foundation
 ///   giving 6 m/s² of side acceleration, approached and left at the normal rates.
 ///
 /// The first three are refused where they would run into a corner or leave too little room to brake for what is
-/// ahead; the engine then tries the following seconds (``Engine/addManeuver(tripID:body:)``).
+/// ahead, and a hard brake where the car is too slow for two reports to see its rate; the engine then tries the
+/// following seconds (``Engine/addManeuver(tripID:body:)``).
 struct Maneuver: Codable, Equatable, Sendable {
     enum Kind: String, Codable, Sendable, CaseIterable {
         case hardBrake = "hard_brake"
@@ -74,6 +75,9 @@ struct Maneuver: Codable, Equatable, Sendable {
         let resume: Double
         switch kind {
         case .hardBrake:
+            // The sharp part lasts a report's second at least, or no two reports see its 6 m/s² (see
+            // ``DrivingLimits/hardBrakeSpeed``).
+            guard speed >= DrivingLimits.hardBrakeSpeed else { return nil }
             add((speed - low) / DrivingLimits.hardBrake, speed, low)
             add(DrivingLimits.hold, low, low)
             resume = low
