@@ -178,17 +178,7 @@ struct AccountTests {
     @Test("migration 0015 gives the existing tokens 30 days")
     func migrationKeepsTokens() async throws {
         try await TestDatabase.shared.withDatabase(logger: BackendHarness.logger) { client, _ in
-            let migrations = Backend().migrations
-            let split = try #require(migrations.firstIndex { $0.name == "0015_accounts" })
-            func apply(_ list: ArraySlice<Migration>) async throws {
-                for migration in list {
-                    for statement in migration.statements {
-                        _ = try await client.query(PostgresQuery(unsafeSQL: statement), logger: BackendHarness.logger)
-                            .collect()
-                    }
-                }
-            }
-            try await apply(migrations[..<split])
+            let (migrator, all) = try await BackendHarness.migrate(client, upTo: "0015_accounts")
             _ = try await client.query(
                 """
                 WITH u AS (INSERT INTO users (role, name, phone, device_id, car_model, car_plate)
@@ -197,7 +187,7 @@ struct AccountTests {
                 """,
                 logger: BackendHarness.logger
             ).collect()
-            try await apply(migrations[split...])
+            try await migrator.migrate(all)
             let rows = try await client.query(
                 "SELECT extract(epoch FROM expires_at - now())::float8 FROM api_tokens",
                 logger: BackendHarness.logger
