@@ -150,6 +150,9 @@ struct MotionTests {
 
     @Test("a hard brake from under 7.5 m/s is refused: its 6 m/s² would last under the reports' second")
     func hardBrakeTooSlow() {
+        // The floor is the speed whose drop to a fifth at the brake's rate takes one report interval.
+        let drop = DrivingLimits.hardBrakeSpeed * 4 / 5 / DrivingLimits.hardBrake
+        #expect(abs(drop - DrivingLimits.denseInterval) < 1e-9)
         // 7 → 1.4 m/s would take 0.93 s: reports at 20 and 21 s would see −5.6 m/s².
         let motion = Motion(tripID: "T", route: Self.straight(2000), startedAt: Self.start, speed: 7)
         #expect(motion.replanned(with: [Maneuver(kind: .hardBrake, at: 20)]) == nil)

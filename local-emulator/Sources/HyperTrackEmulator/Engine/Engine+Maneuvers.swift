@@ -71,9 +71,9 @@ extension Engine {
             throw .invalid(
                 "after_seconds",
                 "no second from \(at) s to the drive's end (\(motion.plan.duration.rounded()) s) allows a "
-                    + "\(kind.rawValue): it needs a straight driven at 5 m/s or more (a hard brake 7.5) with room "
-                    + "to brake for what is ahead (a hard turn: a corner of 60° or more between streets fast enough "
-                    + "for it)"
+                    + "\(kind.rawValue): it needs a straight driven at \(DrivingLimits.manoeuvreSpeed) m/s or more "
+                    + "(a hard brake \(DrivingLimits.hardBrakeSpeed)) with room to brake for what is ahead (a hard "
+                    + "turn: a corner of 60° or more between streets fast enough for it)"
             )
         }
         // Only the plan ahead changes (the manoeuvre is not in the past), so the positions so far stay true.
