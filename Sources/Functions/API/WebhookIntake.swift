@@ -187,9 +187,12 @@ struct InboxEvent: Sendable, Hashable, Encodable {
     var summary: LegSummary?
 
     /// What identifies the event whatever delivery carries it: its type, device, trip, value, time and position.
-    /// A replay (the same events under a new, unsigned `x-amz-sns-message-id`) has the same key, so the inbox's
-    /// unique index on it inserts nothing. Hex SHA-256 of the fields joined by a separator none of them contains.
-    var contentKey: String {
+    /// A replay (the same events under a new, unsigned `x-amz-sns-message-id`) has the same id, so the inbox's
+    /// unique index on it inserts nothing. The first 16 bytes of the SHA-256 of the fields joined by a separator
+    /// none of them contains, as 32 hex digits (PostgreSQL reads them as a `uuid`: a 16-byte index entry, see
+    /// ``M0027ContentIDs``; the previous release stored all 64 digits as `content_key`, and 0027 derives this id
+    /// from those).
+    var contentID: String {
         let time = self.recordedAt.map { String(Int64(($0.timeIntervalSince1970 * 1_000_000).rounded())) } ?? ""
         let fields = [
             self.type, self.deviceID ?? "", self.tripID ?? "", self.value ?? "", time,
@@ -199,8 +202,8 @@ struct InboxEvent: Sendable, Hashable, Encodable {
         // Not String(format:) per byte: 32 of those per event were a visible share of the intake's CPU.
         let hex = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest {
+        text.reserveCapacity(32)
+        for byte in digest.prefix(16) {
             text.append(hex[Int(byte >> 4)])
             text.append(hex[Int(byte & 0x0F)])
         }
@@ -213,7 +216,7 @@ struct InboxEvent: Sendable, Hashable, Encodable {
         case deviceID = "device_id"
         case tripID = "trip_id"
         case recordedAt = "recorded_at"
-        case contentKey = "content_key"
+        case contentID = "content_id"
     }
 
     /// `recorded_at` as seconds since 1970 (`to_timestamp`): a number keeps the microseconds without a date format
@@ -229,7 +232,7 @@ struct InboxEvent: Sendable, Hashable, Encodable {
         try container.encodeIfPresent(self.longitude, forKey: .longitude)
         try container.encodeIfPresent(self.recordedAt?.timeIntervalSince1970, forKey: .recordedAt)
         try container.encodeIfPresent(self.summary, forKey: .summary)
-        try container.encode(self.contentKey, forKey: .contentKey)
+        try container.encode(self.contentID, forKey: .contentID)
     }
 }
 

@@ -91,15 +91,15 @@ enum WebhookStatements {
     /// skipped), each location and device status written handled with what the two statements above did with it;
     /// returns the new rows' ids.
     struct Inbox: PostgresPreparedStatement {
-        static let name = "functions_webhook_inbox_v1"
+        static let name = "functions_webhook_inbox_v2"
         static let sql = """
             WITH delivery AS MATERIALIZED (SELECT $1::jsonb AS events)
             INSERT INTO webhook_events (message_id, event_index, type, value, device_id, trip_id, latitude,
-                                        longitude, recorded_at, summary, payload, content_key,
+                                        longitude, recorded_at, summary, payload, content_id,
                                         ordering_key, outcome, processed_at)
             SELECT $2, e.event_index, e.type, e.value, e.device_id, e.trip_id, e.latitude,
                    e.longitude, to_timestamp(e.recorded_at), e.summary, d.events -> e.event_index,
-                   e.content_key,
+                   e.content_id,
                    CASE
                        WHEN e.type IN ('location', 'device_status') AND e.device_id IS NOT NULL
                            THEN 'device:' || e.device_id
@@ -119,7 +119,7 @@ enum WebhookStatements {
                    CASE WHEN e.type IN ('location', 'device_status') THEN now() END
             FROM delivery d, jsonb_to_recordset($3::jsonb) AS e(
                 event_index int, type text, value text, device_id text, trip_id text, latitude float8,
-                longitude float8, recorded_at float8, summary jsonb, content_key text)
+                longitude float8, recorded_at float8, summary jsonb, content_id uuid)
             ORDER BY e.event_index
             ON CONFLICT DO NOTHING
             RETURNING id

@@ -29,5 +29,6 @@ enum AppMigrations {
         M0024CachedPlans.migration,
         M0025PositionEventPlans.migration,
         M0026EventPositions.migration,
+        M0027ContentIDs.migration,
     ]
 }

@@ -1,3 +1,4 @@
+import EmbeddedPostgres
 import Foundation
 import Functions
 import FunctionsTesting
@@ -234,6 +235,87 @@ struct WebhookEndpointTests {
             #expect(replay.status == 202)
             #expect(replay.json["detail"] == "0 of 2 events stored")
             #expect(try await Self.inboxCount(h.client) == 2)
+        }
+    }
+
+    /// The previous release's `content_key` of `Self.body`'s location event, computed here in SQL from the recipe
+    /// (hex SHA-256 of type, device, trip, value, microseconds and position joined by U+001F), not by the intake.
+    static let previousKey = """
+        encode(sha256(convert_to(concat_ws(chr(31), 'location', 'D1', '', '',
+            (extract(epoch FROM timestamptz '2026-11-21T19:00:00Z') * 1000000)::int8::text, '52.5', '13.4'),
+            'UTF8')), 'hex')
+        """
+
+    @Test("0027: an event's content id is its old content key's first half, whichever release stored or replays it")
+    func contentIDs() async throws {
+        try await BackendHarness.with { h in
+            let signature = HMACWebhookSignatureVerifier.signature(for: Self.body, secret: "whsec-test")
+            #expect(try await Self.post(h, signature: signature).json["detail"] == "2 of 2 events stored")
+            let same = try await Self.count(
+                h.client,
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT count(*)::int FROM webhook_events
+                        WHERE type = 'location' AND content_key IS NULL
+                          AND content_id = left(\(Self.previousKey), 32)::uuid
+                        """
+                )
+            )
+            #expect(same == 1)
+            // A process of the previous release replays it under a new message id: its key, through the trigger,
+            // is the same id, and nothing is stored.
+            func previous(_ key: String) -> String {
+                """
+                INSERT INTO webhook_events (message_id, event_index, type, device_id, payload, content_key, ordering_key)
+                VALUES ($1, 0, 'location', 'D1', '{}', \(key), 'device:D1') ON CONFLICT DO NOTHING RETURNING id
+                """
+            }
+            var replay = PostgresQuery(unsafeSQL: previous(Self.previousKey))
+            replay.binds.append("old-release-replay")
+            #expect(try await h.client.query(replay, logger: BackendHarness.logger).collect().isEmpty)
+            #expect(try await Self.inboxCount(h.client) == 2)
+            // A new event from it gets its id from its key.
+            var other = PostgresQuery(unsafeSQL: previous("repeat('ab', 32)"))
+            other.binds.append("old-release-new")
+            _ = try await h.client.query(other, logger: BackendHarness.logger).collect()
+            let derived = try await Self.count(
+                h.client,
+                "SELECT count(*)::int FROM webhook_events WHERE content_id = 'abababab-abab-abab-abab-abababababab'"
+            )
+            #expect(derived == 1)
+        }
+    }
+
+    @Test("0027 gives the rows stored before it their content ids: a hash key's first half, a legacy key's md5")
+    func contentIDMigration() async throws {
+        try await TestDatabase.shared.withDatabase(logger: BackendHarness.logger) { client, _ in
+            let (migrator, all) = try await BackendHarness.migrate(client, upTo: "0027_content_ids")
+            try await client.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO webhook_events (message_id, event_index, type, device_id, payload, content_key,
+                                                    ordering_key)
+                        VALUES ('m1', 0, 'location', 'D1', '{}', \(Self.previousKey), 'device:D1'),
+                               ('m0', 0, 'location', 'D1', '{}', 'legacy:7', 'device:D1')
+                        """
+                ),
+                logger: BackendHarness.logger
+            )
+            try await migrator.migrate(all)
+            let ids = try await client.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT message_id, content_id = CASE message_id
+                            WHEN 'm1' THEN left(\(Self.previousKey), 32)::uuid ELSE md5('legacy:7')::uuid END
+                        FROM webhook_events ORDER BY message_id
+                        """
+                ),
+                logger: BackendHarness.logger
+            ).collect().map { try $0.decode((String, Bool).self) }
+            let messages = ids.map { $0.0 }
+            let derived = ids.filter { $0.1 }.count
+            #expect(messages == ["m0", "m1"])
+            #expect(derived == 2)
         }
     }
 
