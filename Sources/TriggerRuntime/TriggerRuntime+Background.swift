@@ -49,7 +49,7 @@ extension TriggerRuntime {
             guard !running.isEmpty else { continue }
             do {
                 let held = try await self.store.renew(running, lease: self.configuration.leaseDuration)
-                for delivery in running where !held.contains(delivery.id) && state.inFlight.contains(delivery) {
+                for delivery in state.unheld(running, held: held) {
                     self.logger.warning(
                         "lease lost while the handler runs; its completion will be refused",
                         metadata: ["trigger.function": "\(delivery.function)", "trigger.event_id": "\(delivery.id)"]

@@ -38,6 +38,7 @@ extension TriggerRuntime {
                     taken.append(next)
                     delivery = next
                 }
+                state.committing(taken)
             }
         } catch let lost as BatchLeaseLost {
             // Rolled back: run each delivery again in a transaction of its own, where its own fence decides.
@@ -66,7 +67,9 @@ extension TriggerRuntime {
         let start = ContinuousClock.now
         do {
             let settlement = try await self.store.withTransaction(batched: false) { transaction in
-                try await self.handle(delivery, in: transaction, state: state)
+                let settlement = try await self.handle(delivery, in: transaction, state: state)
+                state.committing([delivery])
+                return settlement
             }
             self.report(delivery, settlement, duration: ContinuousClock.now - start)
         } catch {

@@ -19,10 +19,18 @@ actor InMemoryOutboxStore: OutboxStore {
     private(set) var commits: [Int] = []
     nonisolated let settlements: AsyncStream<(id: Int64, settlement: Settlement)>
     private let continuation: AsyncStream<(id: Int64, settlement: Settlement)>.Continuation
+    /// Each lease renewal: the deliveries asked about and those it found held.
+    nonisolated let renewals: AsyncStream<(asked: [Int64], held: Set<Int64>)>
+    private let renewalContinuation: AsyncStream<(asked: [Int64], held: Set<Int64>)>.Continuation
+    /// Runs after a transaction's commit, before `withTransaction` returns to the worker (a lane resuming late).
+    private var afterCommit: (@Sendable () async -> Void)?
 
     init() {
         (self.settlements, self.continuation) = AsyncStream.makeStream()
+        (self.renewals, self.renewalContinuation) = AsyncStream.makeStream()
     }
+
+    func afterCommit(_ hook: @escaping @Sendable () async -> Void) { self.afterCommit = hook }
 
     /// Records a change, as the capture trigger would.
     @discardableResult
@@ -98,6 +106,7 @@ actor InMemoryOutboxStore: OutboxStore {
         let transaction = Transaction(store: self, batched: batched)
         let result = try await body(transaction)
         try await self.commit(transaction.settled, batched: batched)
+        await self.afterCommit?()
         return result
     }
 
@@ -184,6 +193,7 @@ actor InMemoryOutboxStore: OutboxStore {
                 held.insert(delivery.id)
             }
         }
+        self.renewalContinuation.yield((deliveries.map(\.id), held))
         return held
     }
 

@@ -320,4 +320,67 @@ struct RunLoopTests {
         // Delivery 1 ran in the batch and again alone; delivery 2 ran again only if it shared the batch.
         #expect(runs.value.filter { $0 == 1 }.count == 2)
     }
+
+    /// The messages logged at warning or above, each with its event id.
+    struct Warnings: LogHandler {
+        let messages: LockedBox<[(message: String, event: String?)]>
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .warning
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { self.metadata[key] }
+            set { self.metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let id = (event.metadata?["trigger.event_id"] ?? self.metadata["trigger.event_id"]).map { "\($0)" }
+            self.messages.set(self.messages.value + [("\(event.message)", id)])
+        }
+    }
+
+    @Test("a renewal that reads after a delivery's commit, before its lane resumes, reports no lost lease; a stolen one is reported")
+    func renewalRacingACommit() async throws {
+        let store = InMemoryOutboxStore()
+        /// Returns after `count` renewals that did not find one of the deliveries they asked about.
+        @Sendable func missed(_ count: Int) async {
+            var seen = 0
+            for await renewal in store.renewals where renewal.asked.contains(where: { !renewal.held.contains($0) }) {
+                seen += 1
+                if seen == count { return }
+            }
+        }
+        var registry = FunctionRegistry()
+        registry.register("f", on: .create("t"), as: Payload.self) { change, context in
+            // Delivery 2 loses its lease to another worker while it runs.
+            if try #require(change.after).n == 2 {
+                await store.steal(context.eventID)
+                await missed(2)
+            }
+        }
+        // Each lane resumes after its commit only once two renewals (run one after the other, so the first has
+        // reported what it found) asked about its deliveries after the commit settled them.
+        let (resumed, resumedContinuation) = AsyncStream<Void>.makeStream()
+        await store.afterCommit {
+            await missed(2)
+            resumedContinuation.yield()
+        }
+        let warnings = LockedBox<[(message: String, event: String?)]>([])
+        let logger = Logger(label: "test") { _ in Warnings(messages: warnings) }
+        var configuration = Self.configuration()
+        configuration.leaseRenewalInterval = .milliseconds(10)
+        let runtime = TriggerRuntime(store: store, registry: registry, configuration: configuration, logger: logger)
+        let (first, second) = try await ServiceGroup.withRunning([runtime], logger: logger) {
+            var resumes = resumed.makeAsyncIterator()
+            let first = await store.emit("f", key: "a", after: #"{"n": 1}"#)
+            await resumes.next()
+            // Delivery 2's batch is rolled back at its commit (the fence); it then runs alone, settled lease lost.
+            let second = await store.emit("f", key: "b", after: #"{"n": 2}"#)
+            await resumes.next()
+            return (first, second)
+        }
+        #expect(await store.done == [first])
+        let lost = warnings.value.filter { $0.message.hasPrefix("lease lost") }
+        #expect(!lost.contains { $0.event == "\(first)" }, "delivery 1 was committed, not lost: \(lost)")
+        #expect(lost.contains { $0.event == "\(second)" }, "delivery 2's lease was taken over: \(warnings.value)")
+    }
 }
