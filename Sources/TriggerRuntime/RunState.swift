@@ -161,6 +161,13 @@ final class RunState: Sendable {
         }
     }
 
+    /// `deliveries`' commit failed before it settled them: they may still run (alone, after a batch's fence).
+    func notCommitting(_ deliveries: some Sequence<Delivery>) {
+        self.state.withLock { state in
+            for delivery in deliveries { state.committing.remove(delivery.id) }
+        }
+    }
+
     /// Of `running` (read before a lease renewal), those the renewal did not find `held` that this worker still
     /// runs: leases lost while a handler runs.
     ///

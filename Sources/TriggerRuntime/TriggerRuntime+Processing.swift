@@ -42,6 +42,7 @@ extension TriggerRuntime {
             }
         } catch let lost as BatchLeaseLost {
             // Rolled back: run each delivery again in a transaction of its own, where its own fence decides.
+            state.notCommitting(taken)
             self.logger.warning(
                 "a lease was taken over during a batched transaction; running its deliveries one by one",
                 metadata: ["trigger.lost": "\(lost.ids.sorted())", "trigger.batch": "\(taken.count)"]

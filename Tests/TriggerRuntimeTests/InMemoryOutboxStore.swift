@@ -19,9 +19,11 @@ actor InMemoryOutboxStore: OutboxStore {
     private(set) var commits: [Int] = []
     nonisolated let settlements: AsyncStream<(id: Int64, settlement: Settlement)>
     private let continuation: AsyncStream<(id: Int64, settlement: Settlement)>.Continuation
-    /// Each lease renewal: the deliveries asked about and those it found held.
-    nonisolated let renewals: AsyncStream<(asked: [Int64], held: Set<Int64>)>
-    private let renewalContinuation: AsyncStream<(asked: [Int64], held: Set<Int64>)>.Continuation
+    /// Each lease renewal: its number (from 1), the deliveries asked about and those it found held.
+    nonisolated let renewals: AsyncStream<(number: Int, asked: [Int64], held: Set<Int64>)>
+    private let renewalContinuation: AsyncStream<(number: Int, asked: [Int64], held: Set<Int64>)>.Continuation
+    /// Lease renewals so far.
+    private(set) var renewalCount = 0
     /// Runs after a transaction's commit, before `withTransaction` returns to the worker (a lane resuming late).
     private var afterCommit: (@Sendable () async -> Void)?
 
@@ -193,7 +195,8 @@ actor InMemoryOutboxStore: OutboxStore {
                 held.insert(delivery.id)
             }
         }
-        self.renewalContinuation.yield((deliveries.map(\.id), held))
+        self.renewalCount += 1
+        self.renewalContinuation.yield((self.renewalCount, deliveries.map(\.id), held))
         return held
     }
 

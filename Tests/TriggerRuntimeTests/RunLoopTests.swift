@@ -341,20 +341,31 @@ struct RunLoopTests {
     @Test("a renewal that reads after a delivery's commit, before its lane resumes, reports no lost lease; a stolen one is reported")
     func renewalRacingACommit() async throws {
         let store = InMemoryOutboxStore()
-        /// Returns after `count` renewals that did not find one of the deliveries they asked about.
+        /// Returns after `count` renewals made from now on that did not find one of the deliveries they asked
+        /// about.
         @Sendable func missed(_ count: Int) async {
+            let start = await store.renewalCount
             var seen = 0
-            for await renewal in store.renewals where renewal.asked.contains(where: { !renewal.held.contains($0) }) {
+            for await renewal in store.renewals
+            where renewal.number > start && renewal.asked.contains(where: { !renewal.held.contains($0) }) {
                 seen += 1
                 if seen == count { return }
             }
         }
+        let warnings = LockedBox<[(message: String, event: String?)]>([])
+        @Sendable func lostWarnings(_ id: Int64) -> Int {
+            warnings.value.filter { $0.message.hasPrefix("lease lost") && $0.event == "\(id)" }.count
+        }
+        /// For each run of delivery 2: whether a renewal reported its lease lost while it ran.
+        let reported = LockedBox<[Bool]>([])
         var registry = FunctionRegistry()
         registry.register("f", on: .create("t"), as: Payload.self) { change, context in
-            // Delivery 2 loses its lease to another worker while it runs.
+            // Delivery 2 loses its lease to another worker while it runs (in its batch, then again alone).
             if try #require(change.after).n == 2 {
+                let before = lostWarnings(context.eventID)
                 await store.steal(context.eventID)
                 await missed(2)
+                reported.set(reported.value + [lostWarnings(context.eventID) > before])
             }
         }
         // Each lane resumes after its commit only once two renewals (run one after the other, so the first has
@@ -364,7 +375,6 @@ struct RunLoopTests {
             await missed(2)
             resumedContinuation.yield()
         }
-        let warnings = LockedBox<[(message: String, event: String?)]>([])
         let logger = Logger(label: "test") { _ in Warnings(messages: warnings) }
         var configuration = Self.configuration()
         configuration.leaseRenewalInterval = .milliseconds(10)
@@ -382,5 +392,6 @@ struct RunLoopTests {
         let lost = warnings.value.filter { $0.message.hasPrefix("lease lost") }
         #expect(!lost.contains { $0.event == "\(first)" }, "delivery 1 was committed, not lost: \(lost)")
         #expect(lost.contains { $0.event == "\(second)" }, "delivery 2's lease was taken over: \(warnings.value)")
+        #expect(reported.value == [true, true], "each run of delivery 2 saw its lost lease reported")
     }
 }
