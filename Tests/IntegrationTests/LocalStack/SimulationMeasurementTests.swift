@@ -25,6 +25,25 @@ struct SimulationMeasurementTests {
         #expect(parser.feed("\n\n").isEmpty, "an empty frame is no event")
     }
 
+    @Test("a driver's app shows an offer until its expires_at or its offer.closed; an offer without an order is none")
+    func offerOnTheApp() throws {
+        func event(expiring expiry: Date) -> ServerSentEvent {
+            // The API's rendering: JSONEncoder's .iso8601, whole seconds (OrderEventRenderer.encoder).
+            let stamp = expiry.formatted(.iso8601)
+            let data = #"{"expires_at":"\#(stamp)","order":{"id":"o-1"}}"#
+            return ServerSentEvent(name: "offer.new", id: "7", data: data)
+        }
+        let closed = CitySimulation.ClosedOffers()
+        let open = try #require(CitySimulation.Offer(event(expiring: Date() + 60)))
+        #expect(open.orderID == "o-1")
+        #expect(open.isShown(closed: closed))
+        let expired = try #require(CitySimulation.Offer(event(expiring: Date() - 1)))
+        #expect(!expired.isShown(closed: closed), "gone at its expiry")
+        closed.insert("o-1")
+        #expect(!open.isShown(closed: closed), "gone once the server closed it")
+        #expect(CitySimulation.Offer(ServerSentEvent(name: "offer.new", data: #"{"order":{}}"#)) == nil)
+    }
+
     @Test("quantiles are nearest-rank: p50 of 1...100 is 50, p99 is 99, max 100; none is no samples")
     func percentiles() {
         let p = Percentiles((1...100).map(Double.init).shuffled())

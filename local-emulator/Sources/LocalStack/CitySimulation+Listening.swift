@@ -1,6 +1,7 @@
 import Foundation
 import HyperTrackAPI
 import NIOHTTP1
+import Synchronization
 
 extension CitySimulation {
     /// What a pushed driver is doing: waiting for offers, or on a ride (and how far it got).
@@ -15,16 +16,104 @@ extension CitySimulation {
         var answered = Set<String>()
     }
 
-    /// A driver's shift as the app lives it: hold `GET /v1/events` and act on what it pushes. `offer.new` is
-    /// answered after a think time (ignore, decline or accept, from the driver's seeded stream) and recorded as the
-    /// order's offer sighting when its bytes arrived; on a ride, the order's `order.status` events drive the steps
-    /// (`REACHED_PICKUP` → start, `REACHED_DROPOFF` → complete). A stream the server ends is reopened after the last
-    /// event id seen (nothing is missed). Should a ride's status go quiet for ``Configuration/rideCheckInterval``,
-    /// the next heartbeat reads the order once (an app's safety net; it should never be what moves a ride).
+    /// An event as the driver's phone received it: when its bytes arrived, and for `offer.new` the offer read from
+    /// it.
+    struct Arrival: Sendable {
+        var event: ServerSentEvent
+        var instant: ContinuousClock.Instant
+        var offer: Offer?
+    }
+
+    /// An offer as the app shows it: until its `expires_at` (the server's, in whole seconds) or until an
+    /// `offer.closed` for its order arrives (another driver took it, the next round closed it, the rider cancelled).
+    struct Offer: Sendable {
+        var orderID: String
+        var expiresAt: Date?
+
+        /// The `offer.new` event's offer; `nil` when its data does not hold one (counted as an error by the caller).
+        init?(_ event: ServerSentEvent) {
+            struct Body: Decodable {
+                struct Order: Decodable { var id: String }
+                var order: Order
+                var expires_at: Date?
+            }
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            guard let body = try? decoder.decode(Body.self, from: Data(event.data.utf8)) else { return nil }
+            self.orderID = body.order.id
+            self.expiresAt = body.expires_at
+        }
+
+        /// Whether the app still shows it.
+        func isShown(closed: ClosedOffers) -> Bool {
+            if let expiresAt, Date() >= expiresAt { return false }
+            return !closed.contains(self.orderID)
+        }
+    }
+
+    /// The orders whose offers the server closed, as the phone learned them: written by the stream's reader as the
+    /// events arrive, read by the driver before and after thinking (the closing event waits in the queue behind
+    /// the offer it closes).
+    final class ClosedOffers: Sendable {
+        private let ids = Mutex<Set<String>>([])
+        func insert(_ id: String) { _ = self.ids.withLock { $0.insert(id) } }
+        func contains(_ id: String) -> Bool { self.ids.withLock { $0.contains(id) } }
+    }
+
+    /// A driver's shift as the app lives it: hold `GET /v1/events` and act on what it pushes.
+    ///
+    /// The phone (``receive(_:token:events:into:closed:)``) reads the stream as its bytes arrive: an offer is
+    /// recorded as the order's sighting then, and a closed offer is noted. The driver (this task) acts on the events
+    /// one at a time, in their order: `offer.new` is answered after a think time (ignore, decline or accept, from the
+    /// driver's seeded stream) unless the app no longer shows it (expired or closed, before or during the think:
+    /// counted, not answered); on a ride, the order's `order.status` events drive the steps (`REACHED_PICKUP` →
+    /// start, `REACHED_DROPOFF` → complete). Should a ride's status go quiet for
+    /// ``Configuration/rideCheckInterval``, the next heartbeat reads the order once (an app's safety net; it should
+    /// never be what moves a ride).
+    ///
+    /// The two were one loop until the 30th session: the stream was not read while its driver thought, so an offer
+    /// that arrived during a think was "seen" only after it (its booking → offer time included another order's think
+    /// time), and the driver then answered offers that had expired meanwhile, each a doomed accept on the apps'
+    /// shared connections. In the 29th session's first chaos run that fed itself: 36,512 rounds for 4,000 orders,
+    /// booking → offer p50 13 s, 59,375 accepts that waited more than 10 s for a connection.
     func listen(_ driver: Driver, token: String, api: SimulationClient, events: EventStreamClient) async {
-        let c = self.configuration
-        var random = SeededGenerator(seed: c.seed, stream: 1000 + UInt64(driver.index))
-        var shift = Shift()
+        let (arrivals, phone) = AsyncStream.makeStream(of: Arrival.self)
+        let closed = ClosedOffers()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await self.receive(driver, token: token, events: events, into: phone, closed: closed)
+                phone.finish()
+            }
+            var random = SeededGenerator(seed: self.configuration.seed, stream: 1000 + UInt64(driver.index))
+            var shift = Shift()
+            for await arrival in arrivals {
+                do {
+                    try await self.handle(
+                        arrival,
+                        shift: &shift,
+                        random: &random,
+                        closed: closed,
+                        token: token,
+                        api: api
+                    )
+                } catch {
+                    if Task.isCancelled { break }
+                    self.recorder.error("driver \(driver.index): \(error)")
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// The phone's side of a driver's stream: reads it as its bytes arrive and hands each event to the driver. A
+    /// stream the server ends is reopened after the last event id seen (nothing is missed).
+    func receive(
+        _ driver: Driver,
+        token: String,
+        events: EventStreamClient,
+        into phone: AsyncStream<Arrival>.Continuation,
+        closed: ClosedOffers
+    ) async {
         var lastEventID: String?
         var opened = false
         while !Task.isCancelled {
@@ -36,14 +125,18 @@ extension CitySimulation {
                             self.recorder.streamOpened()
                         }
                         if let id = event.id { lastEventID = id }
-                        try await self.handle(
-                            event,
-                            arrived: arrived,
-                            shift: &shift,
-                            random: &random,
-                            token: token,
-                            api: api
-                        )
+                        var offer: Offer?
+                        switch event.name {
+                        case "offer.new":
+                            offer = Offer(event)
+                            if let offer { self.recorder.offerSeen(offer.orderID, at: arrived) }
+                        case "offer.closed":
+                            let body = try? JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
+                            if let order = body?["order_id"].stringValue { closed.insert(order) }
+                        default:
+                            break
+                        }
+                        phone.yield(Arrival(event: event, instant: arrived, offer: offer))
                     }
                 }
             } catch {
@@ -55,29 +148,35 @@ extension CitySimulation {
         }
     }
 
-    /// One pushed event of a driver's stream.
+    /// One pushed event of a driver's stream, acted on by the driver.
     func handle(
-        _ event: ServerSentEvent,
-        arrived: ContinuousClock.Instant,
+        _ arrival: Arrival,
         shift: inout Shift,
         random: inout SeededGenerator,
+        closed: ClosedOffers,
         token: String,
         api: SimulationClient
     ) async throws {
         let c = self.configuration
+        let event = arrival.event
         switch event.name {
         case "offer.new":
-            let body = try JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
-            guard let order = body["order"]["id"].stringValue else { return }
-            self.recorder.offerSeen(order, at: arrived)
-            guard shift.order == nil, shift.answered.insert(order).inserted else { return }
+            guard let offer = arrival.offer else {
+                self.recorder.error("offer.new without an order: \(event.data)")
+                return
+            }
+            guard shift.order == nil, shift.answered.insert(offer.orderID).inserted else { return }
             let roll = Double.random(in: 0..<1, using: &random)
             let think = Double.random(in: c.thinkSeconds, using: &random)
             if roll < c.ignoreShare { return }
+            // Gone from the app before the driver got to it (the offers before it took their thinks).
+            guard offer.isShown(closed: closed) else { return self.recorder.offerGone() }
             // The simulated driver's think time: the clock of the behaviour being simulated.
             try await Task.sleep(for: .seconds(think))
+            // Gone while the driver thought: there is nothing left to tap.
+            guard offer.isShown(closed: closed) else { return self.recorder.offerGone() }
             let action = roll < c.ignoreShare + c.declineShare ? "decline" : "accept"
-            let path = "/v1/orders/\(order)/\(action)"
+            let path = "/v1/orders/\(offer.orderID)/\(action)"
             guard let answer = try await Self.unlessLost({ try await api.send(.POST, path, token: token) }) else {
                 return
             }
@@ -87,7 +186,7 @@ extension CitySimulation {
                 return
             }
             if action == "accept" {
-                shift.order = order
+                shift.order = offer.orderID
                 shift.acceptedAt = ContinuousClock.now
                 shift.measured = false
                 shift.lastAction = nil
@@ -110,7 +209,7 @@ extension CitySimulation {
                 shift.confirmedAt = ContinuousClock.now
             }
             guard order == shift.order else { return }
-            try await self.step(status, at: arrived, shift: &shift, token: token, api: api)
+            try await self.step(status, at: arrival.instant, shift: &shift, token: token, api: api)
         default:
             // A heartbeat (or an event of no interest): the safety net for a ride whose status went quiet.
             guard let order = shift.order, ContinuousClock.now - shift.confirmedAt >= c.rideCheckInterval else {

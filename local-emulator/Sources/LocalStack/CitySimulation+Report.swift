@@ -95,6 +95,12 @@ extension CitySimulation {
                 "- Accept → `PICKING_UP` seen by the driver: \(Percentiles(self.measured.acceptToPickingUp).text) "
                     + (c.offers == .push ? "(its `order.status` event)." : "(read every \(c.orderPollInterval))."),
             ]
+            if c.offers == .push {
+                lines.append(
+                    "- Offers gone before their driver answered: \(self.measured.offersGone) (expired or closed when "
+                        + "the driver, busy with earlier offers or thinking, got to them; not answered)."
+                )
+            }
             lines += self.measurementLines
             lines += [
                 "",

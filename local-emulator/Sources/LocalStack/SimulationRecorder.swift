@@ -16,6 +16,9 @@ final class SimulationRecorder: Sendable {
         /// When a driver first saw each order among its offers.
         var firstOfferAt: [String: ContinuousClock.Instant] = [:]
         var acceptToPickingUp: [Double] = []
+        /// Offers the driver meant to answer but the app no longer showed when it got to them, or when its think
+        /// ended (expired, or closed by the server): a count of offers that reached the driver too late to matter.
+        var offersGone = 0
         var completedByDrivers = 0
         /// Bookings the API did not accept (counted among the errors too).
         var bookingsFailed = 0
@@ -68,6 +71,8 @@ final class SimulationRecorder: Sendable {
             state.firstOfferAt[order] = instant
         }
     }
+
+    func offerGone() { self.state.withLock { $0.offersGone += 1 } }
 
     func pickingUp(after milliseconds: Double) {
         self.state.withLock { $0.acceptToPickingUp.append(milliseconds) }
