@@ -36,11 +36,11 @@ struct SimulationMeasurementTests {
         let closed = CitySimulation.ClosedOffers()
         let open = try #require(CitySimulation.Offer(event(expiring: Date() + 60)))
         #expect(open.orderID == "o-1")
-        #expect(open.isShown(closed: closed))
+        #expect(open.gone(closed: closed) == nil)
         let expired = try #require(CitySimulation.Offer(event(expiring: Date() - 1)))
-        #expect(!expired.isShown(closed: closed), "gone at its expiry")
-        closed.insert("o-1")
-        #expect(!open.isShown(closed: closed), "gone once the server closed it")
+        #expect(expired.gone(closed: closed) == "expired on the app")
+        closed.insert("o-1", reason: "taken")
+        #expect(open.gone(closed: closed) == "taken", "gone once the server closed it, for the server's reason")
         #expect(CitySimulation.Offer(ServerSentEvent(name: "offer.new", data: #"{"order":{}}"#)) == nil)
     }
 

@@ -44,20 +44,22 @@ extension CitySimulation {
             self.expiresAt = body.expires_at
         }
 
-        /// Whether the app still shows it.
-        func isShown(closed: ClosedOffers) -> Bool {
-            if let expiresAt, Date() >= expiresAt { return false }
-            return !closed.contains(self.orderID)
+        /// Why the app no longer shows it: the `offer.closed` reason (`taken`, `expired`, `cancelled`), or
+        /// `expired on the app` when its `expires_at` passed first; `nil` while it is shown.
+        func gone(closed: ClosedOffers) -> String? {
+            if let reason = closed.reason(self.orderID) { return reason }
+            if let expiresAt, Date() >= expiresAt { return "expired on the app" }
+            return nil
         }
     }
 
-    /// The orders whose offers the server closed, as the phone learned them: written by the stream's reader as the
-    /// events arrive, read by the driver before and after thinking (the closing event waits in the queue behind
-    /// the offer it closes).
+    /// The orders whose offers the server closed, with the reason, as the phone learned them: written by the
+    /// stream's reader as the events arrive, read by the driver before and after thinking (the closing event waits
+    /// in the queue behind the offer it closes).
     final class ClosedOffers: Sendable {
-        private let ids = Mutex<Set<String>>([])
-        func insert(_ id: String) { _ = self.ids.withLock { $0.insert(id) } }
-        func contains(_ id: String) -> Bool { self.ids.withLock { $0.contains(id) } }
+        private let reasons = Mutex<[String: String]>([:])
+        func insert(_ id: String, reason: String) { self.reasons.withLock { $0[id] = reason } }
+        func reason(_ id: String) -> String? { self.reasons.withLock { $0[id] } }
     }
 
     /// A driver's shift as the app lives it: hold `GET /v1/events` and act on what it pushes.
@@ -132,7 +134,9 @@ extension CitySimulation {
                             if let offer { self.recorder.offerSeen(offer.orderID, at: arrived) }
                         case "offer.closed":
                             let body = try? JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
-                            if let order = body?["order_id"].stringValue { closed.insert(order) }
+                            if let order = body?["order_id"].stringValue {
+                                closed.insert(order, reason: body?["reason"].stringValue ?? "closed")
+                            }
                         default:
                             break
                         }
@@ -170,11 +174,11 @@ extension CitySimulation {
             let think = Double.random(in: c.thinkSeconds, using: &random)
             if roll < c.ignoreShare { return }
             // Gone from the app before the driver got to it (the offers before it took their thinks).
-            guard offer.isShown(closed: closed) else { return self.recorder.offerGone() }
+            if let reason = offer.gone(closed: closed) { return self.recorder.offerGone(reason) }
             // The simulated driver's think time: the clock of the behaviour being simulated.
             try await Task.sleep(for: .seconds(think))
             // Gone while the driver thought: there is nothing left to tap.
-            guard offer.isShown(closed: closed) else { return self.recorder.offerGone() }
+            if let reason = offer.gone(closed: closed) { return self.recorder.offerGone(reason) }
             let action = roll < c.ignoreShare + c.declineShare ? "decline" : "accept"
             let path = "/v1/orders/\(offer.orderID)/\(action)"
             guard let answer = try await Self.unlessLost({ try await api.send(.POST, path, token: token) }) else {

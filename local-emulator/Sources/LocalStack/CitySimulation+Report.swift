@@ -96,9 +96,12 @@ extension CitySimulation {
                     + (c.offers == .push ? "(its `order.status` event)." : "(read every \(c.orderPollInterval))."),
             ]
             if c.offers == .push {
+                let gone = SimulationRecorder.mostFrequent(self.measured.offersGone)
+                let reasons = gone.map { "\($0.kind) \($0.count)" }.joined(separator: ", ")
                 lines.append(
-                    "- Offers gone before their driver answered: \(self.measured.offersGone) (expired or closed when "
-                        + "the driver, busy with earlier offers or thinking, got to them; not answered)."
+                    "- Offers not answered because the app no longer showed them when the driver got to them or "
+                        + "finished thinking: \(gone.reduce(0) { $0 + $1.count })"
+                        + (gone.isEmpty ? "." : " (\(reasons)).")
                 )
             }
             lines += self.measurementLines

@@ -16,9 +16,9 @@ final class SimulationRecorder: Sendable {
         /// When a driver first saw each order among its offers.
         var firstOfferAt: [String: ContinuousClock.Instant] = [:]
         var acceptToPickingUp: [Double] = []
-        /// Offers the driver meant to answer but the app no longer showed when it got to them, or when its think
-        /// ended (expired, or closed by the server): a count of offers that reached the driver too late to matter.
-        var offersGone = 0
+        /// Offers the driver meant to answer but the app no longer showed when it got to them or when its think
+        /// ended, by why (``CitySimulation/Offer/gone(closed:)``): mostly taken by another driver of the round.
+        var offersGone: [String: Int] = [:]
         var completedByDrivers = 0
         /// Bookings the API did not accept (counted among the errors too).
         var bookingsFailed = 0
@@ -72,7 +72,7 @@ final class SimulationRecorder: Sendable {
         }
     }
 
-    func offerGone() { self.state.withLock { $0.offersGone += 1 } }
+    func offerGone(_ reason: String) { self.state.withLock { $0.offersGone[reason, default: 0] += 1 } }
 
     func pickingUp(after milliseconds: Double) {
         self.state.withLock { $0.acceptToPickingUp.append(milliseconds) }
