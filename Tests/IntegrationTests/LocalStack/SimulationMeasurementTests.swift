@@ -34,14 +34,16 @@ struct SimulationMeasurementTests {
             return ServerSentEvent(name: "offer.new", id: "7", data: data)
         }
         let closed = CitySimulation.ClosedOffers()
-        let open = try #require(CitySimulation.Offer(event(expiring: Date() + 60)))
+        let open = try CitySimulation.Offer(event(expiring: Date() + 60))
         #expect(open.orderID == "o-1")
         #expect(open.gone(closed: closed) == nil)
-        let expired = try #require(CitySimulation.Offer(event(expiring: Date() - 1)))
+        let expired = try CitySimulation.Offer(event(expiring: Date() - 1))
         #expect(expired.gone(closed: closed) == "expired on the app")
         closed.insert("o-1", reason: "taken")
         #expect(open.gone(closed: closed) == "taken", "gone once the server closed it, for the server's reason")
-        #expect(CitySimulation.Offer(ServerSentEvent(name: "offer.new", data: #"{"order":{}}"#)) == nil)
+        #expect(throws: DecodingError.self) {
+            try CitySimulation.Offer(ServerSentEvent(name: "offer.new", data: #"{"order":{}}"#))
+        }
     }
 
     @Test("quantiles are nearest-rank: p50 of 1...100 is 50, p99 is 99, max 100; none is no samples")

@@ -30,8 +30,9 @@ extension CitySimulation {
         var orderID: String
         var expiresAt: Date?
 
-        /// The `offer.new` event's offer; `nil` when its data does not hold one (counted as an error by the caller).
-        init?(_ event: ServerSentEvent) {
+        /// The `offer.new` event's offer.
+        /// - Throws: The decoding error when its data holds none (the phone counts it as an error).
+        init(_ event: ServerSentEvent) throws {
             struct Body: Decodable {
                 struct Order: Decodable { var id: String }
                 var order: Order
@@ -39,7 +40,7 @@ extension CitySimulation {
             }
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .iso8601
-            guard let body = try? decoder.decode(Body.self, from: Data(event.data.utf8)) else { return nil }
+            let body = try decoder.decode(Body.self, from: Data(event.data.utf8))
             self.orderID = body.order.id
             self.expiresAt = body.expires_at
         }
@@ -130,12 +131,20 @@ extension CitySimulation {
                         var offer: Offer?
                         switch event.name {
                         case "offer.new":
-                            offer = Offer(event)
-                            if let offer { self.recorder.offerSeen(offer.orderID, at: arrived) }
+                            do {
+                                let new = try Offer(event)
+                                self.recorder.offerSeen(new.orderID, at: arrived)
+                                offer = new
+                            } catch {
+                                self.recorder.error("driver \(driver.index): offer.new without an order: \(error)")
+                            }
                         case "offer.closed":
+                            // A closing the app cannot read leaves the offer shown until it expires: counted.
                             let body = try? JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
                             if let order = body?["order_id"].stringValue {
                                 closed.insert(order, reason: body?["reason"].stringValue ?? "closed")
+                            } else {
+                                self.recorder.error("driver \(driver.index): unreadable offer.closed: \(event.data)")
                             }
                         default:
                             break
@@ -165,10 +174,8 @@ extension CitySimulation {
         let event = arrival.event
         switch event.name {
         case "offer.new":
-            guard let offer = arrival.offer else {
-                self.recorder.error("offer.new without an order: \(event.data)")
-                return
-            }
+            // One the phone could not read (counted there).
+            guard let offer = arrival.offer else { return }
             guard shift.order == nil, shift.answered.insert(offer.orderID).inserted else { return }
             let roll = Double.random(in: 0..<1, using: &random)
             let think = Double.random(in: c.thinkSeconds, using: &random)
