@@ -140,11 +140,15 @@ extension CitySimulation {
                             }
                         case "offer.closed":
                             // A closing the app cannot read leaves the offer shown until it expires: counted.
-                            let body = try? JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
-                            if let order = body?["order_id"].stringValue {
-                                closed.insert(order, reason: body?["reason"].stringValue ?? "closed")
-                            } else {
-                                self.recorder.error("driver \(driver.index): unreadable offer.closed: \(event.data)")
+                            do {
+                                let body = try JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
+                                if let order = body["order_id"].stringValue {
+                                    closed.insert(order, reason: body["reason"].stringValue ?? "closed")
+                                } else {
+                                    self.recorder.error("driver \(driver.index): offer.closed without an order: \(event.data)")
+                                }
+                            } catch {
+                                self.recorder.error("driver \(driver.index): unreadable offer.closed: \(error)")
                             }
                         default:
                             break
