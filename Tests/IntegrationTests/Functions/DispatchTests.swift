@@ -69,6 +69,10 @@ struct DispatchTests {
 
     /// Two drivers 200 and 600 m north of the pickup (one offer a round), a booking, and its first round's offer to
     /// the nearer one.
+    ///
+    /// Before booking it waits for the worker to have handled both drivers' coming online (``OfferWaitingOrders``):
+    /// one handled after the booking rightly offers the waiting order to that driver too, in round 1, which is not
+    /// the one offer a round the callers count on (seen once under the full suite on a slow machine).
     static func offeredToTheNearestOfTwo(_ h: RideHarness) async throws
         -> (near: (id: String, token: String), next: (id: String, token: String), order: String)
     {
@@ -80,6 +84,11 @@ struct DispatchTests {
         try await h.eventually("both on the map") {
             try await h.api.send(.GET, "/v1/drivers/nearby?lat=52.52&lng=13.405", token: rider.token)
                 .json["drivers"].arrayValue.count == 2
+        }
+        try await h.eventually("both drivers' coming online handled") {
+            try await Self.int(
+                h, "SELECT count(*)::int FROM trigger_runtime.deliveries WHERE function_name = \(OfferWaitingOrders.name.rawValue)"
+            ) == 0
         }
         let order = try await Self.bookOrder(h, rider.token)
         try await h.eventually("offered to the nearest") { try await Self.offers(h, near.token) == [order] }
