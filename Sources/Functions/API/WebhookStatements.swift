@@ -90,8 +90,12 @@ enum WebhookStatements {
     /// The delivery's events into the inbox (an event already there, by message id and index or by content, is
     /// skipped), each location and device status written handled with what the two statements above did with it;
     /// returns the new rows' ids.
+    ///
+    /// A location of a known device that no drive can read is not written (``M0028DriveLocations``): its driver has
+    /// no active order and its device no leg whose drive ends at or after `now()`. The positions statement moved
+    /// the driver already; the row had no reader.
     struct Inbox: PostgresPreparedStatement {
-        static let name = "functions_webhook_inbox_v2"
+        static let name = "functions_webhook_inbox_v3"
         static let sql = """
             WITH delivery AS MATERIALIZED (SELECT $1::jsonb AS events)
             INSERT INTO webhook_events (message_id, event_index, type, value, device_id, trip_id, latitude,
@@ -120,6 +124,16 @@ enum WebhookStatements {
             FROM delivery d, jsonb_to_recordset($3::jsonb) AS e(
                 event_index int, type text, value text, device_id text, trip_id text, latitude float8,
                 longitude float8, recorded_at float8, summary jsonb, content_id uuid)
+            WHERE e.type IS DISTINCT FROM 'location' OR e.device_id IS NULL
+               OR NOT EXISTS (SELECT FROM users u WHERE u.device_id = e.device_id)
+               OR EXISTS (
+                   SELECT FROM users u JOIN orders o ON o.driver_id = u.id
+                   WHERE u.device_id = e.device_id AND o.status NOT IN ('NEW', 'COMPLETED', 'CANCELLED'))
+               OR EXISTS (
+                   SELECT FROM order_legs l
+                   WHERE l.device_id = e.device_id
+                     AND \(M0028DriveLocations.driveEnd)(l.created_at, l.completion_requested_at, l.completed_at)
+                         >= now())
             ORDER BY e.event_index
             ON CONFLICT DO NOTHING
             RETURNING id

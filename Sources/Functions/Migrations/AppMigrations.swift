@@ -30,5 +30,6 @@ enum AppMigrations {
         M0025PositionEventPlans.migration,
         M0026EventPositions.migration,
         M0027ContentIDs.migration,
+        M0028DriveLocations.migration,
     ]
 }

@@ -133,10 +133,14 @@ enum StoreStatements {
 
     /// What `analyzeTrip` needs of completed leg `$1` (see `TripStore.legContext(id:)`).
     enum LegContext: PreparedText {
-        static let name = "functions_trips_leg_context_v1"
+        static let name = "functions_trips_leg_context_v2"
+        /// The drive ends at ``M0028DriveLocations/driveEnd`` or now, whichever is first: the window the webhook
+        /// intake keeps locations for (``WebhookStatements/Inbox``).
         static let sql = """
             SELECT l.id, l.order_id, l.leg, l.device_id, u.id, l.created_at,
-                   greatest(l.created_at, coalesce(l.completion_requested_at, l.completed_at, now())), l.distance,
+                   least(\(M0028DriveLocations.driveEnd)(l.created_at, l.completion_requested_at, l.completed_at),
+                         greatest(l.created_at, now())),
+                   l.distance,
                    o.pickup_lat, o.pickup_lng, o.pickup_address, o.dropoff_lat, o.dropoff_lng, o.dropoff_address
             FROM order_legs l
             JOIN users u ON u.device_id = l.device_id AND u.role = 'driver'

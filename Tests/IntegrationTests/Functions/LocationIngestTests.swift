@@ -3,6 +3,7 @@ import Functions
 import FunctionsTesting
 import HyperTrackAPI
 import LocalStack
+import NIOHTTP1
 import PostgresNIO
 import Testing
 
@@ -34,6 +35,28 @@ struct LocationIngestTests {
         return devices
     }
 
+    /// Gives each device an open leg (a drive in progress, as far as the intake's inbox is concerned), so its
+    /// location events are stored (``M0028DriveLocations``); `ended` makes it a leg whose drive ended that many
+    /// seconds ago, and `requested` one whose completion was requested then but has not completed.
+    static func legs(_ h: RideHarness, devices: [String], ended: Int? = nil, requested: Int? = nil) async throws {
+        for device in devices {
+            let completedAt = ended.map { "now() - make_interval(secs => \($0))" } ?? "NULL"
+            let requestedAt = requested.map { "now() - make_interval(secs => \($0))" } ?? "NULL"
+            try await h.client.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO order_legs (order_id, leg, device_id, trip_id, status, created_at,
+                                                completion_requested_at, completed_at)
+                        VALUES (gen_random_uuid(), 'pickup', '\(device)', gen_random_uuid()::text,
+                                \(ended == nil ? "'active'" : "'completed'"), now() - interval '10 minutes',
+                                \(requestedAt), \(completedAt))
+                        """
+                ),
+                logger: BackendHarness.logger
+            )
+        }
+    }
+
     static func expectNewest(_ h: RideHarness, devices: [String], delivery: Int) async throws {
         for (index, device) in devices.enumerated() {
             let rows = try await h.client.query(
@@ -54,6 +77,8 @@ struct LocationIngestTests {
     func inOrderPerDevice() async throws {
         try await RideHarness.with(tracking: FakeTripTracking()) { h in
             let devices = try await Self.drivers(h, prefix: "LOC")
+            // Half of them on a drive: only their locations are stored; every driver moves.
+            try await Self.legs(h, devices: Array(devices.prefix(4)))
             let start = Date().addingTimeInterval(-60)
             let deliveries = 24
             for k in 0..<deliveries {
@@ -61,7 +86,7 @@ struct LocationIngestTests {
                 // Applied when the 202 is sent: no worker is waited for.
                 if k == 0 { try await Self.expectNewest(h, devices: devices, delivery: 0) }
             }
-            let total = deliveries * devices.count
+            let total = deliveries * 4
             #expect(
                 try await DispatchTests.int(h, "SELECT count(*)::int FROM webhook_events WHERE processed_at IS NOT NULL")
                     == total
@@ -163,6 +188,7 @@ struct LocationIngestTests {
     func concurrent() async throws {
         try await RideHarness.with(tracking: FakeTripTracking()) { h in
             let devices = try await Self.drivers(h, prefix: "CON")
+            try await Self.legs(h, devices: devices)
             let start = Date().addingTimeInterval(-60)
             let deliveries = 32
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -182,6 +208,60 @@ struct LocationIngestTests {
                     "SELECT count(*)::int FROM webhook_events WHERE processed_at IS NOT NULL AND outcome IS NOT NULL"
                 ) == deliveries * devices.count
             )
+        }
+    }
+
+    @Test("0028: a location is stored only where a drive can read it; an idle driver's moves them and is not kept")
+    func keptForDrives() async throws {
+        try await RideHarness.with(tracking: FakeTripTracking()) { h in
+            let rider = try await h.api.rider()
+            let riding = try await h.api.driver("Rita", device: "RIDING")
+            for device in ["IDLE", "DRIVING", "ENDED", "ENDING"] { _ = try await h.api.driver("Dana", device: device) }
+            try await Self.legs(h, devices: ["DRIVING"])
+            try await Self.legs(h, devices: ["ENDED"], ended: 60)
+            try await Self.legs(h, devices: ["ENDING"], requested: 60)
+            // RIDING accepts an order: from then on its locations are kept, before any leg is recorded.
+            try await DispatchTests.position(h, "RIDING", north: 200)
+            let order = try await DispatchTests.bookOrder(h, rider.token)
+            try await h.eventually("offered") { try await DispatchTests.offers(h, riding.token) == [order] }
+            #expect(try await h.api.send(.POST, "/v1/orders/\(order)/accept", token: riding.token).status == 200)
+            let orderID = try #require(UUID(uuidString: order))
+            try await h.eventually("the pickup leg recorded") {
+                try await DispatchTests.int(h, "SELECT count(*)::int FROM order_legs WHERE order_id = \(orderID)") == 1
+            }
+            // Without its leg, only the active order says a drive may read RIDING's locations.
+            try await h.client.query("DELETE FROM order_legs WHERE order_id = \(orderID)", logger: BackendHarness.logger)
+            try await h.client.query("DELETE FROM webhook_events", logger: BackendHarness.logger)
+
+            let time = ISO8601DateFormatter().string(from: Date())
+            let devices = ["IDLE", "RIDING", "DRIVING", "ENDED", "ENDING", "STRANGER"]
+            let events = devices.enumerated().map { index, device in
+                RideHarness.locationEvent(device: device, lat: 52.53 + Double(index) / 1000, lng: 13.4, at: time)
+            }
+            let reply = try await h.webhook(events)
+            #expect(reply.status == 202)
+            #expect(reply.json["detail"] == "3 of 6 events stored")
+            let stored = try await h.client.query(
+                "SELECT device_id FROM webhook_events WHERE type = 'location' ORDER BY device_id",
+                logger: BackendHarness.logger
+            )
+            var kept: [String] = []
+            for try await device in stored.decode(String.self) { kept.append(device) }
+            #expect(kept == ["DRIVING", "RIDING", "STRANGER"], "a drive can read them, or the device is unknown")
+            // Every known driver moved, kept or not.
+            for (index, device) in devices.enumerated() where device != "STRANGER" {
+                let rows = try await h.client.query(
+                    "SELECT p.lat FROM driver_positions p JOIN users u ON u.id = p.driver_id WHERE u.device_id = \(device)",
+                    logger: BackendHarness.logger
+                )
+                var lat: Double?
+                for try await value in rows.decode(Double.self) { lat = value }
+                #expect(abs((lat ?? 0) - (52.53 + Double(index) / 1000)) < 1e-9, "\(device)")
+            }
+            // The same delivery again stores nothing new and moves nobody back.
+            let again = try await h.webhook(events)
+            #expect(again.json["detail"] == "0 of 6 events stored")
+            #expect(try await DispatchTests.int(h, "SELECT count(*)::int FROM webhook_events") == 3)
         }
     }
 }

@@ -1,0 +1,49 @@
+import TriggerRuntime
+
+/// The inbox keeps the location events a driver's trip can read, not every location of every idle driver.
+///
+/// **Why.** A location event does two things: it moves its driver on the map (the intake's position upsert, which
+/// needs no inbox row), and, received during a leg's drive, it is one of the points ``AnalyzeTrip`` builds the
+/// driver's trip from (``StoreStatements/TripLocations``, the only reader of location rows). In a city most drivers
+/// are idle: with 10,000 drivers and a few hundred rides in flight, nine rows in ten were written, indexed (six
+/// entries, one of them a random content id), kept for the retention and deleted by ``PruneWebhookEvents`` for no
+/// reader. The inbox insert was the intake's second statement (35 ms a delivery of 500 events in the 30th session's
+/// runs) and it, its deletes and their vacuum were PostgreSQL's, the machine's limit.
+///
+/// **Which are kept** (``WebhookStatements/Inbox``): every event but a location of a known device that no drive can
+/// read. A drive can read it when its device has a leg whose window (``driveEnd``) is still open at the intake's
+/// `now()` (its `received_at`), or its driver has an active order (`ACCEPTED` to `REACHED_DROPOFF`): a leg is
+/// recorded by a transaction that started after the accept committed, so an intake that cannot see the accept yet
+/// received its events before any leg of that order began. Anything unsure is kept: an unknown device, an event
+/// without a device, an order that may be starting.
+///
+/// **One window.** ``driveEnd`` is the leg's drive end as the trip reads it: `infinity` while neither its
+/// completion was requested nor it completed, else the later of its creation and that moment. ``AnalyzeTrip`` reads
+/// `least(end, now())` (``StoreStatements/LegContext``), and the intake keeps a location when some leg's end is at or
+/// after its `now()`; the index makes that one range probe per event.
+///
+/// Additive, for a rolling upgrade: the previous release's intake keeps every location event, which the new
+/// release's prune deletes as before.
+enum M0028DriveLocations {
+    /// The SQL function's name: a leg's drive end from its three instants.
+    static let driveEnd = "order_leg_drive_end"
+
+    static let migration = Migration(
+        group: AppMigrations.group,
+        name: "0028_drive_locations",
+        statements: [
+            """
+            CREATE FUNCTION \(Self.driveEnd)(created_at timestamptz, completion_requested_at timestamptz,
+                                             completed_at timestamptz)
+            RETURNS timestamptz LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+                SELECT CASE WHEN completion_requested_at IS NULL AND completed_at IS NULL THEN 'infinity'::timestamptz
+                            ELSE greatest(created_at, coalesce(completion_requested_at, completed_at)) END
+            $$
+            """,
+            """
+            CREATE INDEX order_legs_device_drive_end_idx
+                ON order_legs (device_id, \(Self.driveEnd)(created_at, completion_requested_at, completed_at))
+            """,
+        ]
+    )
+}
