@@ -132,6 +132,15 @@ struct WebhookBatchTests {
             #expect(counts["delivered"] as? Double == 1)
             #expect(counts["rejected"] as? Double == 1, "a 4xx is never sent again: \(counts)")
             #expect(counts["failed"] == nil)
+            // The delivered attempt's events, by type: the log's delivered entry names them.
+            let log = try await client.get("/_emulator/webhooks").object["data"] as? [[String: Any]] ?? []
+            let delivered = log.filter { $0["outcome"] as? String == "delivered" }
+            #expect(delivered.count == 1)
+            let types = delivered.flatMap { $0["event_types"] as? [String] ?? [] }
+            #expect(!types.isEmpty)
+            let events = try await client.get("/_emulator/webhooks/events").object["delivered"] as? [String: Any] ?? [:]
+            let expected = Dictionary(types.map { ($0, 1.0) }, uniquingKeysWith: +)
+            #expect(events.mapValues { $0 as? Double ?? -1 } == expected, "\(events)")
         }
     }
 

@@ -275,17 +275,6 @@ extension CitySimulation {
         return lines
     }
 
-    /// Location events the webhook endpoint stored between `start` and `end` (the database's wall clock), every
-    /// device's: the stack's heaviest load.
-    func locationEvents(from start: Date, to end: Date) async throws -> Int {
-        try await self.count(
-            """
-            SELECT count(*)::int FROM webhook_events
-            WHERE type = 'location' AND received_at >= \(start) AND received_at < \(end)
-            """
-        )
-    }
-
     func count(_ query: PostgresQuery) async throws -> Int {
         let rows = try await self.database.query(query)
         if let row = rows.first {

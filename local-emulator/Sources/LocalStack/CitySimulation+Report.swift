@@ -17,7 +17,7 @@ extension CitySimulation {
         /// Emulated seconds the simulation moved the clock during the rides (0 when it leaves the clock alone).
         var clockSeconds: Double
         var measured: SimulationRecorder.State
-        /// Location events the stack stored during the rides (every device's).
+        /// Location events the webhook endpoint acknowledged during the rides (every device's), counted by the emulator.
         public var locationEvents: Int
         /// This run's trips on the emulator (two per completed ride: pickup and drop-off).
         public var trips: Int
@@ -83,8 +83,8 @@ extension CitySimulation {
                     )
                     : "- Emulated clock: left to its own rate.",
                 String(
-                    format: "- Location events stored by the webhook endpoint: %.1f/s (%d during the rides, sent by "
-                        + "the emulator as its clock moves).",
+                    format: "- Location events taken in by the webhook endpoint: %.1f/s (%d during the rides, in "
+                        + "the deliveries it acknowledged, as the emulator counted them; sent as its clock moves).",
                     Double(self.locationEvents) / seconds,
                     self.locationEvents
                 ),

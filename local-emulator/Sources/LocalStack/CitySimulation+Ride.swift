@@ -13,6 +13,9 @@ extension CitySimulation {
         var requestsBefore: Int
         /// Emulated seconds the clock moved meanwhile (set by the caller, which runs the clock).
         var clockSeconds: Double = 0
+        /// Location events the webhook endpoint acknowledged meanwhile, as the emulator counted its delivered
+        /// attempts (the endpoint keeps only those a drive can read, so the database cannot count them).
+        var locationEvents: Int = 0
     }
 
     /// What is read before the rides so that the report counts only theirs.
@@ -43,6 +46,7 @@ extension CitySimulation {
         api: SimulationClient,
         events: EventStreamClient?,
         sampler: SimulationSampler,
+        emulator: EmulatorControl,
         started: ContinuousClock.Instant
     ) async throws -> Ride {
         let c = self.configuration
@@ -66,6 +70,7 @@ extension CitySimulation {
                     self.recorder.streamsOpenCount >= drivers.count
                 }
             }
+            let locationsBefore = try await emulator.deliveredEvents(type: "location")
             let setUp = ContinuousClock.now
             let startedAt = Date()
             self.say(
@@ -82,14 +87,18 @@ extension CitySimulation {
                 city.addTask { await activity.during("the chaos") { await chaos() } }
             }
             let (orders, end) = try await activity.during("the progress watch") { try await self.watch(from: setUp) }
+            let rideSeconds = Self.seconds(ContinuousClock.now - setUp)
+            let endedAt = Date()
+            let locationsAfter = try await emulator.deliveredEvents(type: "location")
             return Ride(
                 setupSeconds: Self.seconds(setUp - started),
-                rideSeconds: Self.seconds(ContinuousClock.now - setUp),
+                rideSeconds: rideSeconds,
                 startedAt: startedAt,
-                endedAt: Date(),
+                endedAt: endedAt,
                 orders: orders,
                 reachedEnd: end,
-                requestsBefore: requestsBefore
+                requestsBefore: requestsBefore,
+                locationEvents: locationsAfter - locationsBefore
             )
         }
     }

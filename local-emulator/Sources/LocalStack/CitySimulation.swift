@@ -184,6 +184,7 @@ public struct CitySimulation: Sendable {
                         api: api,
                         events: events,
                         sampler: sampler,
+                        emulator: emulator,
                         started: started
                     )
                 }
@@ -250,7 +251,6 @@ public struct CitySimulation: Sendable {
     ) async throws -> Report {
         let c = self.configuration
         let (driverSessions, riderSessions) = sessions
-        let locations = try await self.locationEvents(from: ride.startedAt, to: ride.endedAt)
         // Off duty at the end: a driver left online would be offered the next run's rides and, with nobody
         // answering for it, hold each of them for an offer's lifetime.
         _ = try await Self.concurrently(driverSessions, limit: c.setupConcurrency) { session in
@@ -283,7 +283,7 @@ public struct CitySimulation: Sendable {
             requestsBefore: ride.requestsBefore,
             clockSeconds: ride.clockSeconds,
             measured: self.recorder.snapshot,
-            locationEvents: locations,
+            locationEvents: ride.locationEvents,
             trips: trips,
             invariants: invariants,
             unfinished: unfinished,

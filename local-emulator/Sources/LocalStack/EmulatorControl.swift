@@ -66,6 +66,13 @@ struct EmulatorControl: Sendable {
         return counts
     }
 
+    /// How many events of `type` the emulator's delivered webhook attempts carried, since it started
+    /// (`GET /_emulator/webhooks/events`).
+    func deliveredEvents(type: String) async throws -> Int {
+        let reply = try await self.http.expect(200, .GET, "/_emulator/webhooks/events")
+        return Int(reply["delivered"][type].doubleValue ?? 0)
+    }
+
     /// Every trip the emulator knows: `(id, device, status, order_id, leg)` (the last two from the trip's metadata),
     /// from `GET /_emulator/trips` (the whole state would be megabytes at a city's scale).
     func trips() async throws -> [(id: String, device: String, status: String, order: String?, leg: String?)] {

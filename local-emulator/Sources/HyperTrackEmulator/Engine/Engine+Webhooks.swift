@@ -123,6 +123,9 @@ extension Engine {
         }
         webhooks.log.append(record(attempt, status: status, error: error, outcome: outcome))
         webhooks.outcomes[outcome, default: 0] += 1
+        if outcome == .delivered {
+            for type in attempt.eventTypes { webhooks.deliveredEvents[type, default: 0] += 1 }
+        }
         if let limit = options.webhookLogLimit, webhooks.log.count > limit + limit / 4 {
             // Trimmed in batches, not one element per attempt (each removal moves the whole array).
             webhooks.log.removeFirst(webhooks.log.count - limit)
@@ -144,6 +147,11 @@ extension Engine {
     /// How many attempts had each outcome, since the start.
     func webhookOutcomes() -> JSON {
         .object(Dictionary(uniqueKeysWithValues: webhooks.outcomes.map { ($0.key.rawValue, JSON.number(Double($0.value))) }))
+    }
+
+    /// The delivered attempts' events by type, since the start.
+    func deliveredEvents() -> JSON {
+        .object(Dictionary(uniqueKeysWithValues: webhooks.deliveredEvents.map { ($0.key, JSON.number(Double($0.value))) }))
     }
 
     /// The acknowledgement round trips from index `after` on, and how many there are in all.

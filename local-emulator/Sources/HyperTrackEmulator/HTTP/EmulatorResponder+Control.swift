@@ -53,6 +53,8 @@ extension EmulatorResponder {
             )
         case ("webhooks", 2, "GET") where s[1] == "outcomes":
             return Self.json(await engine.webhookOutcomes(), status: 200)
+        case ("webhooks", 2, "GET") where s[1] == "events":
+            return Self.json(["delivered": await engine.deliveredEvents()], status: 200)
         case ("trips", 1, "GET"):
             return Self.json(["data": await engine.tripSummaries()], status: 200)
         case ("webhooks", 1, "GET"):

@@ -12,6 +12,9 @@ struct WebhookQueue: Sendable {
     /// Every attempt's outcome, counted (`GET /_emulator/webhooks/outcomes`): the log is trimmed in a long run, these
     /// are not, so a tool can tell at the end whether any delivery was refused (4xx) or given up on.
     var outcomes: [WebhookDelivery.Outcome: Int] = [:]
+    /// The events of every delivered attempt, counted by type (`GET /_emulator/webhooks/events`): what the receiver
+    /// acknowledged, whatever it chose to keep, so a load tool can tell how many locations it took in.
+    var deliveredEvents: [String: Int] = [:]
 
     init(seed: UInt64) { self.random = SplitMix64(seed: seed ^ 0x5745_4248_4F4F_4B53) }
 
