@@ -91,9 +91,11 @@ enum WebhookStatements {
     /// skipped), each location and device status written handled with what the two statements above did with it;
     /// returns the new rows' ids.
     ///
-    /// A location of a known device that no drive can read is not written (``M0028DriveLocations``): its driver has
-    /// no active order and its device no leg whose drive ends at or after `now()`. The positions statement moved
-    /// the driver already; the row had no reader.
+    /// A location of a known device is not written when no drive can read it (``M0028DriveLocations``): its device
+    /// has no leg whose drive ends at or after `now()` and its driver no active order. The positions statement has
+    /// moved the driver; the row had no reader. Whether the device is known is one index probe per event (`LATERAL`
+    /// … `LIMIT 1`: asked as `EXISTS` beside the others, the planner hashed all of `users` every delivery); the
+    /// drives are the city's few open legs and active orders, each read once a delivery and hashed (`IN`).
     struct Inbox: PostgresPreparedStatement {
         static let name = "functions_webhook_inbox_v3"
         static let sql = """
@@ -124,16 +126,18 @@ enum WebhookStatements {
             FROM delivery d, jsonb_to_recordset($3::jsonb) AS e(
                 event_index int, type text, value text, device_id text, trip_id text, latitude float8,
                 longitude float8, recorded_at float8, summary jsonb, content_id uuid)
-            WHERE e.type IS DISTINCT FROM 'location' OR e.device_id IS NULL
-               OR NOT EXISTS (SELECT FROM users u WHERE u.device_id = e.device_id)
-               OR EXISTS (
-                   SELECT FROM users u JOIN orders o ON o.driver_id = u.id
-                   WHERE u.device_id = e.device_id AND o.status NOT IN ('NEW', 'COMPLETED', 'CANCELLED'))
-               OR EXISTS (
-                   SELECT FROM order_legs l
-                   WHERE l.device_id = e.device_id
-                     AND \(M0028DriveLocations.driveEnd)(l.created_at, l.completion_requested_at, l.completed_at)
+            LEFT JOIN LATERAL (
+                SELECT true AS known FROM users u
+                WHERE e.type = 'location' AND u.device_id = e.device_id LIMIT 1
+            ) AS driver ON true
+            WHERE driver.known IS NULL
+               OR e.device_id IN (
+                   SELECT l.device_id FROM order_legs l
+                   WHERE \(M0028DriveLocations.driveEnd)(l.created_at, l.completion_requested_at, l.completed_at)
                          >= now())
+               OR e.device_id IN (
+                   SELECT u.device_id FROM orders o JOIN users u ON u.id = o.driver_id
+                   WHERE o.status NOT IN ('NEW', 'COMPLETED', 'CANCELLED'))
             ORDER BY e.event_index
             ON CONFLICT DO NOTHING
             RETURNING id
