@@ -41,7 +41,7 @@ extension Setting {
     )
     static let webhookRetentionDays = Setting(
         "webhooks.retentionDays", "WEBHOOKS_RETENTION_DAYS", default: .value("7"), .integer(1...3650),
-        group: .backend, "Days processed location events and rejected events stay in the webhook inbox."
+        group: .backend, "Days processed location events (those of drivers on a ride: an idle driver's are applied, not stored) and rejected events stay in the webhook inbox."
     )
     static let httpHost = Setting(
         "http.host", "HTTP_HOST", default: .value("127.0.0.1"), group: .backend,

@@ -95,7 +95,8 @@ enum WebhookStatements {
     /// has no leg whose drive ends at or after `now()` and its driver no active order. The positions statement has
     /// moved the driver; the row had no reader. Whether the device is known is one index probe per event (`LATERAL`
     /// … `LIMIT 1`: asked as `EXISTS` beside the others, the planner hashed all of `users` every delivery); the
-    /// drives are the city's few open legs and active orders, each read once a delivery and hashed (`IN`).
+    /// drives are the city's few open legs and active orders, each read once a delivery and hashed (`IN`); an active
+    /// order's driver is a probe by id (joined, with `orders` not yet analysed the planner hashed every user against them).
     struct Inbox: PostgresPreparedStatement {
         static let name = "functions_webhook_inbox_v3"
         static let sql = """
@@ -136,7 +137,7 @@ enum WebhookStatements {
                    WHERE \(M0028DriveLocations.driveEnd)(l.created_at, l.completion_requested_at, l.completed_at)
                          >= now())
                OR e.device_id IN (
-                   SELECT u.device_id FROM orders o JOIN users u ON u.id = o.driver_id
+                   SELECT (SELECT u.device_id FROM users u WHERE u.id = o.driver_id) FROM orders o
                    WHERE o.status NOT IN ('NEW', 'COMPLETED', 'CANCELLED'))
             ORDER BY e.event_index
             ON CONFLICT DO NOTHING

@@ -233,7 +233,8 @@ struct LocationIngestTests {
             try await h.client.query("DELETE FROM order_legs WHERE order_id = \(orderID)", logger: BackendHarness.logger)
             try await h.client.query("DELETE FROM webhook_events", logger: BackendHarness.logger)
 
-            let time = ISO8601DateFormatter().string(from: Date())
+            // A second on: RIDING's first position has the whole second of now, and an equal one is not newer.
+            let time = ISO8601DateFormatter().string(from: Date().addingTimeInterval(1))
             let devices = ["IDLE", "RIDING", "DRIVING", "ENDED", "ENDING", "STRANGER"]
             let events = devices.enumerated().map { index, device in
                 RideHarness.locationEvent(device: device, lat: 52.53 + Double(index) / 1000, lng: 13.4, at: time)

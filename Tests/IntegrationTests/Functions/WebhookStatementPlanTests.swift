@@ -24,6 +24,110 @@ struct WebhookStatementPlanTests {
         return total
     }
 
+    /// Every node's node type and relation, as `Seq Scan users`.
+    static func scans(_ node: Any) -> [String] {
+        var found: [String] = []
+        if let object = node as? [String: Any] {
+            if let type = object["Node Type"] as? String {
+                found.append(type + (object["Relation Name"].map { " \($0)" } ?? ""))
+            }
+            for (key, value) in object where key == "Plan" || key == "Plans" { found += Self.scans(value) }
+        } else if let array = node as? [Any] {
+            for element in array { found += Self.scans(element) }
+        }
+        return found
+    }
+
+    @Test("0028: the inbox's generic plan keeps a drive's locations and drops idle drivers' without reading a table whole")
+    func inboxKeepsDrivesLocations() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            // 10,000 drivers and 2,000 legs of their past rides, of which the first 10 drivers' are still driving.
+            try await client.query(
+                """
+                WITH d AS (
+                    INSERT INTO users (role, name, phone, device_id, car_model, car_plate, available)
+                    SELECT 'driver', 'Dana ' || i, '+4930' || lpad(i::text, 7, '0'), 'PLAN-' || i, 'Prius', 'B-RS 1', true
+                    FROM generate_series(1, 10000) AS i
+                    RETURNING id)
+                INSERT INTO order_legs (order_id, leg, device_id, trip_id, status, created_at, completed_at)
+                SELECT gen_random_uuid(), 'pickup', 'PLAN-' || (i % 1000 + 1), 'trip-' || i,
+                       CASE WHEN i <= 10 THEN 'active' ELSE 'completed' END, now() - interval '1 hour',
+                       CASE WHEN i <= 10 THEN NULL ELSE now() - interval '30 minutes' END
+                FROM generate_series(1, 2000) AS i
+                """,
+                logger: Self.logger
+            )
+            // 2,000 finished rides (a rider each), and drivers 300-304 on a ride now (accepted, no leg yet).
+            try await client.query(
+                """
+                WITH r AS (
+                    INSERT INTO users (role, name, phone)
+                    SELECT 'rider', 'Rita ' || i, '+4931' || lpad(i::text, 7, '0') FROM generate_series(1, 2000) AS i
+                    RETURNING id, name)
+                INSERT INTO orders (rider_id, driver_id, status, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng)
+                SELECT r.id, u.id, 'NEW', 52.52, 13.405, 52.51, 13.4
+                FROM (SELECT id, substr(name, 6)::int AS n FROM r) AS r
+                JOIN users u ON u.device_id = 'PLAN-' || CASE WHEN r.n <= 5 THEN 299 + r.n ELSE 1000 + r.n END
+                """,
+                logger: Self.logger
+            )
+            try await client.query(
+                """
+                UPDATE orders o SET status = CASE WHEN u.device_id IN ('PLAN-300', 'PLAN-301', 'PLAN-302', 'PLAN-303',
+                    'PLAN-304') THEN 'ACCEPTED' ELSE 'CANCELLED' END
+                FROM users u WHERE u.id = o.driver_id
+                """,
+                logger: Self.logger
+            )
+            for table in ["users", "order_legs", "orders"] {
+                try await client.query(PostgresQuery(unsafeSQL: "ANALYZE \(table)"), logger: Self.logger)
+            }
+            // Locations of drivers 1-500, all applied: drivers 2-11 have open legs (trips 1-10), 300-304 rides.
+            let now = Date().timeIntervalSince1970
+            let events = (1...500).map { index in
+                """
+                {"event_index": \(index - 1), "type": "location", "device_id": "PLAN-\(index)", \
+                "latitude": 52.52, "longitude": 13.405, "recorded_at": \(now), "content_id": "\(UUID())"}
+                """
+            }
+            let delivery = "[" + events.joined(separator: ",") + "]"
+            let inbox = WebhookStatements.Inbox(
+                elements: delivery, messageID: "plan", events: delivery, applied: Array(0..<500)
+            )
+            let (plan, stored) = try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: Self.logger)
+                try await connection.query("SET LOCAL plan_cache_mode = force_generic_plan", logger: Self.logger)
+                let rows = try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + WebhookStatements.Inbox.sql,
+                        binds: try inbox.makeBindings()
+                    ),
+                    logger: Self.logger
+                )
+                var text = ""
+                for try await line in rows.decode(String.self) { text += line }
+                var devices: [String] = []
+                for try await device in try await connection.query(
+                    "SELECT device_id FROM webhook_events ORDER BY device_id", logger: Self.logger
+                ).decode(String.self) {
+                    devices.append(device)
+                }
+                try await connection.query("ROLLBACK", logger: Self.logger)
+                return (text, devices)
+            }
+            #expect(
+                stored == (Array(2...11) + Array(300...304)).map { "PLAN-\($0)" }.sorted(),
+                "the open legs' and active orders' devices, no idle driver's"
+            )
+            let scans = Self.scans(try JSONSerialization.jsonObject(with: Data(plan.utf8)))
+            // As `EXISTS` beside the other tests, the planner hashed a sequential scan of every user each delivery.
+            for table in ["users", "order_legs", "orders"] {
+                #expect(!scans.contains("Seq Scan \(table)"), "\(scans)\n\(plan)")
+            }
+        }
+    }
+
     @Test("a delivery of 500 drivers finds its applied events without comparing every event with every moved driver")
     func appliedEventsWithoutCrossComparison() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
