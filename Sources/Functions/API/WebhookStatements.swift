@@ -96,7 +96,8 @@ enum WebhookStatements {
     /// moved the driver; the row had no reader. Whether the device is known is one index probe per event (`LATERAL`
     /// … `LIMIT 1`: asked as `EXISTS` beside the others, the planner hashed all of `users` every delivery); the
     /// drives are the city's few open legs and active orders, each read once a delivery and hashed (`IN`); an active
-    /// order's driver is a probe by id (joined, with `orders` not yet analysed the planner hashed every user against them).
+    /// order's driver is a probe by id (joined, with `orders` not yet analysed, the planner hashed every user
+    /// against them).
     struct Inbox: PostgresPreparedStatement {
         static let name = "functions_webhook_inbox_v3"
         static let sql = """
