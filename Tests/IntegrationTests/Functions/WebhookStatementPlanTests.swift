@@ -24,6 +24,16 @@ struct WebhookStatementPlanTests {
         return total
     }
 
+    /// A `WITH d` that signs up drivers `PLAN-1` … `PLAN-10000` (their ids in `d`), for an insert to follow.
+    static let tenThousandDrivers = """
+        WITH d AS (
+            INSERT INTO users (role, name, phone, device_id, car_model, car_plate, available)
+            SELECT 'driver', 'Dana ' || i, '+4930' || lpad(i::text, 7, '0'), 'PLAN-' || i, 'Prius', 'B-RS 1', true
+            FROM generate_series(1, 10000) AS i
+            RETURNING id)
+
+        """
+
     /// Every node's node type and relation, as `Seq Scan users`.
     static func scans(_ node: Any) -> [String] {
         var found: [String] = []
@@ -44,18 +54,15 @@ struct WebhookStatementPlanTests {
             try await BackendHarness.migrate(client, backend: Backend())
             // 10,000 drivers and 2,000 legs of their past rides, of which the first 10 drivers' are still driving.
             try await client.query(
-                """
-                WITH d AS (
-                    INSERT INTO users (role, name, phone, device_id, car_model, car_plate, available)
-                    SELECT 'driver', 'Dana ' || i, '+4930' || lpad(i::text, 7, '0'), 'PLAN-' || i, 'Prius', 'B-RS 1', true
-                    FROM generate_series(1, 10000) AS i
-                    RETURNING id)
-                INSERT INTO order_legs (order_id, leg, device_id, trip_id, status, created_at, completed_at)
-                SELECT gen_random_uuid(), 'pickup', 'PLAN-' || (i % 1000 + 1), 'trip-' || i,
-                       CASE WHEN i <= 10 THEN 'active' ELSE 'completed' END, now() - interval '1 hour',
-                       CASE WHEN i <= 10 THEN NULL ELSE now() - interval '30 minutes' END
-                FROM generate_series(1, 2000) AS i
-                """,
+                PostgresQuery(
+                    unsafeSQL: Self.tenThousandDrivers + """
+                        INSERT INTO order_legs (order_id, leg, device_id, trip_id, status, created_at, completed_at)
+                        SELECT gen_random_uuid(), 'pickup', 'PLAN-' || (i % 1000 + 1), 'trip-' || i,
+                               CASE WHEN i <= 10 THEN 'active' ELSE 'completed' END, now() - interval '1 hour',
+                               CASE WHEN i <= 10 THEN NULL ELSE now() - interval '30 minutes' END
+                        FROM generate_series(1, 2000) AS i
+                        """
+                ),
                 logger: Self.logger
             )
             // 2,000 finished rides (a rider each), and drivers 300-304 on a ride now (accepted, no leg yet).
@@ -134,15 +141,12 @@ struct WebhookStatementPlanTests {
             try await BackendHarness.migrate(client, backend: Backend())
             // 10,000 drivers at the centre, analysed (as autovacuum has them in a running city).
             try await client.query(
-                """
-                WITH d AS (
-                    INSERT INTO users (role, name, phone, device_id, car_model, car_plate, available)
-                    SELECT 'driver', 'Dana ' || i, '+4930' || lpad(i::text, 7, '0'), 'PLAN-' || i, 'Prius', 'B-RS 1', true
-                    FROM generate_series(1, 10000) AS i
-                    RETURNING id)
-                INSERT INTO driver_positions (driver_id, lat, lng, recorded_at)
-                SELECT id, 52.52, 13.405, now() - interval '1 minute' FROM d
-                """,
+                PostgresQuery(
+                    unsafeSQL: Self.tenThousandDrivers + """
+                        INSERT INTO driver_positions (driver_id, lat, lng, recorded_at)
+                        SELECT id, 52.52, 13.405, now() - interval '1 minute' FROM d
+                        """
+                ),
                 logger: Self.logger
             )
             try await client.query("ANALYZE users", logger: Self.logger)
