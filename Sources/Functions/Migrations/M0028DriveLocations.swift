@@ -14,13 +14,15 @@ import TriggerRuntime
 /// read. A drive can read it when its device has a leg whose window (``driveEnd``) is still open at the intake's
 /// `now()` (its `received_at`), or its driver has an active order (`ACCEPTED` to `REACHED_DROPOFF`): a leg is
 /// recorded by a transaction that started after the accept committed, so an intake that cannot see the accept yet
-/// received its events before any leg of that order began. Anything unsure is kept: an unknown device, an event without a device, an order that may be starting.
+/// received its events before any leg of that order began. Anything unsure is kept: an unknown device, an event
+/// without a device, an order that may be starting.
 ///
 /// **One window.** ``driveEnd`` is the leg's drive end as the trip reads it: `infinity` while neither its
 /// completion was requested nor it completed, else the later of its creation and that moment. ``AnalyzeTrip`` reads
 /// `least(end, now())` (``StoreStatements/LegContext``), and the intake keeps a location when some leg's end is at or
 /// after its `now()`. The index on the end makes the legs still open one short range at its top, however many legs
-/// the table holds.
+/// the table holds; where they are a large share (a young database: a third of the 4,000-ride runs' legs), the
+/// planner reads the table instead (BENCHMARKS.md, 31st session).
 ///
 /// **Measured** (the statement alone, on the 31st session's 4,000-ride database: 14,000 users, 8,000 legs; a delivery
 /// of 500 applied locations of random drivers, generic plan, rolled back, two rounds): 41 and 41 ms a delivery
