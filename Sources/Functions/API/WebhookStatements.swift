@@ -91,16 +91,17 @@ enum WebhookStatements {
     /// skipped), each location and device status written handled with what the two statements above did with it;
     /// returns the new rows' ids.
     ///
-    /// A location of a known device is not written when no drive can read it (``M0028DriveLocations``): its device
-    /// has no leg whose drive ends at or after `now()` and its driver no active order. The positions statement has
-    /// moved the driver; the row had no reader. Whether the device is known is one index probe per event (`LATERAL`
-    /// … `LIMIT 1`: asked as `EXISTS` beside the others, the planner hashed all of `users` every delivery); the
-    /// open legs and active orders are each read once a delivery and hashed (`IN`): a sliver of a long-lived
-    /// database's rows, but a third of them in the 4,000-ride runs, where this costs most of what the rows saved.
-    /// An active order's driver is a probe by id (joined, with `orders` not yet analysed, the planner hashed every
-    /// user against them).
+    /// A location of a known device is not written when no drive can read it (``M0028DriveLocations``): its driver
+    /// has no active order and its device no leg whose drive ends at or after `now()`. The positions statement has
+    /// moved the driver; the row had no reader. Each is an index probe per event, in that order, the second only
+    /// when the first found nothing (`OR` stops at its first true arm): whether the device is known (`LATERAL` …
+    /// `LIMIT 1`), its driver's active order (`orders_driver_id_active_idx`), its open leg
+    /// (``M0029DeviceDriveEnds``). Every probe is a scalar subquery with `LIMIT 1`: asked as `EXISTS`, the planner
+    /// turned each into a hashed subplan reading the table whole every delivery, and v3, which read the open legs
+    /// and active orders once a delivery (`IN`), read a third of both tables in the 4,000-ride runs (54 ms of an
+    /// 81 ms call mid-run, 31st session): the cost grew with the rides in flight.
     struct Inbox: PostgresPreparedStatement {
-        static let name = "functions_webhook_inbox_v3"
+        static let name = "functions_webhook_inbox_v4"
         static let sql = """
             WITH delivery AS MATERIALIZED (SELECT $1::jsonb AS events)
             INSERT INTO webhook_events (message_id, event_index, type, value, device_id, trip_id, latitude,
@@ -130,17 +131,17 @@ enum WebhookStatements {
                 event_index int, type text, value text, device_id text, trip_id text, latitude float8,
                 longitude float8, recorded_at float8, summary jsonb, content_id uuid)
             LEFT JOIN LATERAL (
-                SELECT true AS known FROM users u
+                SELECT u.id FROM users u
                 WHERE e.type = 'location' AND u.device_id = e.device_id LIMIT 1
             ) AS driver ON true
-            WHERE driver.known IS NULL
-               OR e.device_id IN (
-                   SELECT l.device_id FROM order_legs l
-                   WHERE \(M0028DriveLocations.driveEnd)(l.created_at, l.completion_requested_at, l.completed_at)
-                         >= now())
-               OR e.device_id IN (
-                   SELECT (SELECT u.device_id FROM users u WHERE u.id = o.driver_id) FROM orders o
-                   WHERE o.status NOT IN ('NEW', 'COMPLETED', 'CANCELLED'))
+            WHERE driver.id IS NULL
+               OR (SELECT true FROM orders o
+                   WHERE o.driver_id = driver.id AND o.status NOT IN ('NEW', 'COMPLETED', 'CANCELLED') LIMIT 1)
+               OR (SELECT true FROM order_legs l
+                   WHERE l.device_id = e.device_id
+                     AND \(M0028DriveLocations.driveEnd)(l.created_at, l.completion_requested_at, l.completed_at)
+                         >= now()
+                   LIMIT 1)
             ORDER BY e.event_index
             ON CONFLICT DO NOTHING
             RETURNING id

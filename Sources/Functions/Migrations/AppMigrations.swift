@@ -31,5 +31,6 @@ enum AppMigrations {
         M0026EventPositions.migration,
         M0027ContentIDs.migration,
         M0028DriveLocations.migration,
+        M0029DeviceDriveEnds.migration,
     ]
 }

@@ -34,6 +34,20 @@ struct WebhookStatementPlanTests {
 
         """
 
+    /// Every node that reads a relation, with the rows it returned per loop (`EXPLAIN ANALYZE`'s "Actual Rows").
+    static func relationReads(_ node: Any) -> [(relation: String, rowsPerLoop: Double)] {
+        var found: [(relation: String, rowsPerLoop: Double)] = []
+        if let object = node as? [String: Any] {
+            if let relation = object["Relation Name"] as? String {
+                found.append((relation, (object["Actual Rows"] as? NSNumber)?.doubleValue ?? 0))
+            }
+            for (key, value) in object where key == "Plan" || key == "Plans" { found += Self.relationReads(value) }
+        } else if let array = node as? [Any] {
+            for element in array { found += Self.relationReads(element) }
+        }
+        return found
+    }
+
     /// Every node's node type and relation, as `Seq Scan users`.
     static func scans(_ node: Any) -> [String] {
         var found: [String] = []
@@ -48,41 +62,49 @@ struct WebhookStatementPlanTests {
         return found
     }
 
-    @Test("0028: the inbox's generic plan keeps a drive's locations and drops idle drivers' without reading a table whole")
+    @Test(
+        "0028, 0029: the inbox's generic plan keeps a drive's locations and drops idle drivers' by probes per event"
+    )
     func inboxKeepsDrivesLocations() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
             try await BackendHarness.migrate(client, backend: Backend())
-            // 10,000 drivers and 2,000 legs of their past rides, of which the first 10 drivers' are still driving.
+            // 10,000 drivers and 2,700 legs: 1,990 of past rides, 10 of drivers in the delivery still driving
+            // (PLAN-2 … PLAN-11), 700 of drivers outside it still driving (PLAN-5001 … PLAN-5700). As in a young
+            // city's database, a third of the legs are open.
             try await client.query(
                 PostgresQuery(
                     unsafeSQL: Self.tenThousandDrivers + """
                         INSERT INTO order_legs (order_id, leg, device_id, trip_id, status, created_at, completed_at)
-                        SELECT gen_random_uuid(), 'pickup', 'PLAN-' || (i % 1000 + 1), 'trip-' || i,
-                               CASE WHEN i <= 10 THEN 'active' ELSE 'completed' END, now() - interval '1 hour',
-                               CASE WHEN i <= 10 THEN NULL ELSE now() - interval '30 minutes' END
-                        FROM generate_series(1, 2000) AS i
+                        SELECT gen_random_uuid(), 'pickup',
+                               'PLAN-' || CASE WHEN i > 2000 THEN 3000 + i ELSE i % 1000 + 1 END, 'trip-' || i,
+                               CASE WHEN i <= 10 OR i > 2000 THEN 'active' ELSE 'completed' END,
+                               now() - interval '1 hour',
+                               CASE WHEN i <= 10 OR i > 2000 THEN NULL ELSE now() - interval '30 minutes' END
+                        FROM generate_series(1, 2700) AS i
                         """
                 ),
                 logger: Self.logger
             )
-            // 2,000 finished rides (a rider each), and drivers 300-304 on a ride now (accepted, no leg yet).
+            // 2,700 rides (a rider each): 1,995 finished, drivers 300-304 in the delivery on a ride now (accepted, no
+            // leg yet), and 700 drivers outside it on a ride (PLAN-6001 … PLAN-6700).
             try await client.query(
                 """
                 WITH r AS (
                     INSERT INTO users (role, name, phone)
-                    SELECT 'rider', 'Rita ' || i, '+4931' || lpad(i::text, 7, '0') FROM generate_series(1, 2000) AS i
+                    SELECT 'rider', 'Rita ' || i, '+4931' || lpad(i::text, 7, '0') FROM generate_series(1, 2700) AS i
                     RETURNING id, name)
                 INSERT INTO orders (rider_id, driver_id, status, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng)
                 SELECT r.id, u.id, 'NEW', 52.52, 13.405, 52.51, 13.4
                 FROM (SELECT id, substr(name, 6)::int AS n FROM r) AS r
-                JOIN users u ON u.device_id = 'PLAN-' || CASE WHEN r.n <= 5 THEN 299 + r.n ELSE 1000 + r.n END
+                JOIN users u ON u.device_id = 'PLAN-' || CASE WHEN r.n <= 5 THEN 299 + r.n
+                                                               WHEN r.n > 2000 THEN 4000 + r.n ELSE 1000 + r.n END
                 """,
                 logger: Self.logger
             )
             try await client.query(
                 """
                 UPDATE orders o SET status = CASE WHEN u.device_id IN ('PLAN-300', 'PLAN-301', 'PLAN-302', 'PLAN-303',
-                    'PLAN-304') THEN 'ACCEPTED' ELSE 'CANCELLED' END
+                    'PLAN-304') OR substr(u.device_id, 6)::int > 6000 THEN 'ACCEPTED' ELSE 'CANCELLED' END
                 FROM users u WHERE u.id = o.driver_id
                 """,
                 logger: Self.logger
@@ -127,10 +149,15 @@ struct WebhookStatementPlanTests {
                 stored == (Array(2...11) + Array(300...304)).map { "PLAN-\($0)" }.sorted(),
                 "the open legs' and active orders' devices, no idle driver's"
             )
-            let scans = Self.scans(try JSONSerialization.jsonObject(with: Data(plan.utf8)))
+            let tree = try JSONSerialization.jsonObject(with: Data(plan.utf8))
+            let scans = Self.scans(tree)
             // As `EXISTS` beside the other tests, the planner hashed a sequential scan of every user each delivery.
             for table in ["users", "order_legs", "orders"] {
                 #expect(!scans.contains("Seq Scan \(table)"), "\(scans)\n\(plan)")
+            }
+            // 0029: the open legs and active orders are probed per event, not read (710 and 705 rows here) and hashed.
+            for read in Self.relationReads(tree) where read.relation == "order_legs" || read.relation == "orders" {
+                #expect(read.rowsPerLoop <= 1, "\(read.relation): \(read.rowsPerLoop) rows a loop\n\(plan)")
             }
         }
     }
