@@ -57,11 +57,7 @@ extension APIStore {
         let hasLocations = intake.events.contains { $0.type == "location" }
         let hasStatuses = intake.events.contains { $0.type == "device_status" }
         return try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
-            // The inbox statement's generic plan, always: its custom plans parse the delivery's JSON while planning
-            // (a constant then), so PostgreSQL rated them cheaper and planned nearly every delivery anew, 6.4 ms a
-            // delivery of planning in the 31st session's city run (988 plans for 1,034 calls), for a plan no better.
-            // The two statements before it were planned generically anyway (24-34 plans in 300 calls).
-            try await connection.query("SET LOCAL plan_cache_mode = force_generic_plan", logger: logger)
+            try await connection.query(WebhookStatements.settings, logger: logger)
             var applied: [Int] = []
             if hasStatuses {
                 applied += try await connection.rows(WebhookStatements.DeviceStatuses(events: events), logger: logger)

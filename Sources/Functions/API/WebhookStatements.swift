@@ -11,6 +11,20 @@ import PostgresNIO
 /// The events and elements are declared `text` and cast in the statement: a Swift string binds as text, and a
 /// parameter PostgreSQL inferred as `jsonb` would expect `jsonb`'s binary form.
 enum WebhookStatements {
+    /// The intake transaction's settings, set before its statements (one round trip).
+    ///
+    /// - The generic plan, always: the inbox statement's custom plans parse the delivery's JSON while planning (a
+    ///   constant then), so PostgreSQL rated them cheaper and planned nearly every delivery anew, 6.4 ms a delivery
+    ///   of planning in the 31st session's city run (988 plans for 1,034 calls), for a plan no better. The two
+    ///   statements before it were planned generically anyway (24-34 plans in 300 calls).
+    /// - No sequential scan where an index serves: a connection keeps its generic plan until the tables are analysed
+    ///   again, and one made while `order_legs` was young read it whole for every event of every delivery (the
+    ///   32nd session's first run of the inbox's probes: 108,211 sequential scans of `order_legs`, 17 million rows,
+    ///   in one 4,000-ride run; the runtime's functions carry the same setting for the same reason, its 0013).
+    static let settings: PostgresQuery = """
+        SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)
+        """
+
     /// A statement over a delivery's events (its only parameter) that returns the indexes of the events it applied.
     protocol AppliedEvents: PostgresPreparedStatement where Row == Int {
         var events: String { get }

@@ -22,7 +22,8 @@ import TriggerRuntime
 /// `least(end, now())` (``StoreStatements/LegContext``), and the intake keeps a location when some leg's end is at or
 /// after its `now()`. The index on the end makes the legs still open one short range at its top, however many legs
 /// the table holds; where they are a large share (a young database: a third of the 4,000-ride runs' legs), the
-/// planner reads the table instead (BENCHMARKS.md, 31st session).
+/// planner read the table instead (BENCHMARKS.md, 31st session), so the intake now asks each event's device
+/// (``M0029DeviceDriveEnds``).
 ///
 /// **Measured** (the statement alone, on the 31st session's 4,000-ride database: 14,000 users, 8,000 legs; a delivery
 /// of 500 applied locations of random drivers, generic plan, rolled back, two rounds): 41 and 41 ms a delivery

@@ -62,71 +62,81 @@ struct WebhookStatementPlanTests {
         return found
     }
 
+    /// 10,000 drivers (`PLAN-1` … `PLAN-10000`), a third of whose 2,700 legs and rides are in flight, as in a young
+    /// city's database; of the drivers 1-500, 2-11 have open legs and 300-304 active orders (no leg yet).
+    static func cityInFlight(_ client: PostgresClient) async throws {
+        // 2,700 legs: 1,990 of past rides, 10 of drivers in the delivery still driving (PLAN-2 … PLAN-11), 700 of
+        // drivers outside it still driving (PLAN-5001 … PLAN-5700).
+        try await client.query(
+            PostgresQuery(
+                unsafeSQL: Self.tenThousandDrivers + """
+                    INSERT INTO order_legs (order_id, leg, device_id, trip_id, status, created_at, completed_at)
+                    SELECT gen_random_uuid(), 'pickup',
+                           'PLAN-' || CASE WHEN i > 2000 THEN 3000 + i ELSE i % 1000 + 1 END, 'trip-' || i,
+                           CASE WHEN i <= 10 OR i > 2000 THEN 'active' ELSE 'completed' END,
+                           now() - interval '1 hour',
+                           CASE WHEN i <= 10 OR i > 2000 THEN NULL ELSE now() - interval '30 minutes' END
+                    FROM generate_series(1, 2700) AS i
+                    """
+            ),
+            logger: Self.logger
+        )
+        // 2,700 rides (a rider each): 1,995 finished, drivers 300-304 in the delivery on a ride now (accepted, no
+        // leg yet), and 700 drivers outside it on a ride (PLAN-6001 … PLAN-6700).
+        try await client.query(
+            """
+            WITH r AS (
+                INSERT INTO users (role, name, phone)
+                SELECT 'rider', 'Rita ' || i, '+4931' || lpad(i::text, 7, '0') FROM generate_series(1, 2700) AS i
+                RETURNING id, name)
+            INSERT INTO orders (rider_id, driver_id, status, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng)
+            SELECT r.id, u.id, 'NEW', 52.52, 13.405, 52.51, 13.4
+            FROM (SELECT id, substr(name, 6)::int AS n FROM r) AS r
+            JOIN users u ON u.device_id = 'PLAN-' || CASE WHEN r.n <= 5 THEN 299 + r.n
+                                                           WHEN r.n > 2000 THEN 4000 + r.n ELSE 1000 + r.n END
+            """,
+            logger: Self.logger
+        )
+        try await client.query(
+            """
+            UPDATE orders o SET status = CASE WHEN u.device_id IN ('PLAN-300', 'PLAN-301', 'PLAN-302', 'PLAN-303',
+                'PLAN-304') OR substr(u.device_id, 6)::int > 6000 THEN 'ACCEPTED' ELSE 'CANCELLED' END
+            FROM users u WHERE u.id = o.driver_id
+            """,
+            logger: Self.logger
+        )
+    }
+
+    /// Locations of drivers 1-500 (their devices `PLAN-1` … `PLAN-500`), all applied, as the inbox statement's input.
+    static func fiveHundredLocations() -> WebhookStatements.Inbox {
+        let now = Date().timeIntervalSince1970
+        let events = (1...500).map { index in
+            """
+            {"event_index": \(index - 1), "type": "location", "device_id": "PLAN-\(index)", \
+            "latitude": 52.52, "longitude": 13.405, "recorded_at": \(now), "content_id": "\(UUID())"}
+            """
+        }
+        let delivery = "[" + events.joined(separator: ",") + "]"
+        return WebhookStatements.Inbox(elements: delivery, messageID: "plan", events: delivery, applied: Array(0..<500))
+    }
+
+    /// The drivers of ``fiveHundredLocations()`` whose locations a drive reads.
+    static let readByADrive = (Array(2...11) + Array(300...304)).map { "PLAN-\($0)" }.sorted()
+
     @Test(
         "0028, 0029: the inbox's generic plan keeps a drive's locations and drops idle drivers' by probes per event"
     )
     func inboxKeepsDrivesLocations() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
             try await BackendHarness.migrate(client, backend: Backend())
-            // 10,000 drivers and 2,700 legs: 1,990 of past rides, 10 of drivers in the delivery still driving
-            // (PLAN-2 … PLAN-11), 700 of drivers outside it still driving (PLAN-5001 … PLAN-5700). As in a young
-            // city's database, a third of the legs are open.
-            try await client.query(
-                PostgresQuery(
-                    unsafeSQL: Self.tenThousandDrivers + """
-                        INSERT INTO order_legs (order_id, leg, device_id, trip_id, status, created_at, completed_at)
-                        SELECT gen_random_uuid(), 'pickup',
-                               'PLAN-' || CASE WHEN i > 2000 THEN 3000 + i ELSE i % 1000 + 1 END, 'trip-' || i,
-                               CASE WHEN i <= 10 OR i > 2000 THEN 'active' ELSE 'completed' END,
-                               now() - interval '1 hour',
-                               CASE WHEN i <= 10 OR i > 2000 THEN NULL ELSE now() - interval '30 minutes' END
-                        FROM generate_series(1, 2700) AS i
-                        """
-                ),
-                logger: Self.logger
-            )
-            // 2,700 rides (a rider each): 1,995 finished, drivers 300-304 in the delivery on a ride now (accepted, no
-            // leg yet), and 700 drivers outside it on a ride (PLAN-6001 … PLAN-6700).
-            try await client.query(
-                """
-                WITH r AS (
-                    INSERT INTO users (role, name, phone)
-                    SELECT 'rider', 'Rita ' || i, '+4931' || lpad(i::text, 7, '0') FROM generate_series(1, 2700) AS i
-                    RETURNING id, name)
-                INSERT INTO orders (rider_id, driver_id, status, pickup_lat, pickup_lng, dropoff_lat, dropoff_lng)
-                SELECT r.id, u.id, 'NEW', 52.52, 13.405, 52.51, 13.4
-                FROM (SELECT id, substr(name, 6)::int AS n FROM r) AS r
-                JOIN users u ON u.device_id = 'PLAN-' || CASE WHEN r.n <= 5 THEN 299 + r.n
-                                                               WHEN r.n > 2000 THEN 4000 + r.n ELSE 1000 + r.n END
-                """,
-                logger: Self.logger
-            )
-            try await client.query(
-                """
-                UPDATE orders o SET status = CASE WHEN u.device_id IN ('PLAN-300', 'PLAN-301', 'PLAN-302', 'PLAN-303',
-                    'PLAN-304') OR substr(u.device_id, 6)::int > 6000 THEN 'ACCEPTED' ELSE 'CANCELLED' END
-                FROM users u WHERE u.id = o.driver_id
-                """,
-                logger: Self.logger
-            )
+            try await Self.cityInFlight(client)
             for table in ["users", "order_legs", "orders"] {
                 try await client.query(PostgresQuery(unsafeSQL: "ANALYZE \(table)"), logger: Self.logger)
             }
-            // Locations of drivers 1-500, all applied: drivers 2-11 have open legs (trips 1-10), 300-304 rides.
-            let now = Date().timeIntervalSince1970
-            let events = (1...500).map { index in
-                """
-                {"event_index": \(index - 1), "type": "location", "device_id": "PLAN-\(index)", \
-                "latitude": 52.52, "longitude": 13.405, "recorded_at": \(now), "content_id": "\(UUID())"}
-                """
-            }
-            let delivery = "[" + events.joined(separator: ",") + "]"
-            let inbox = WebhookStatements.Inbox(
-                elements: delivery, messageID: "plan", events: delivery, applied: Array(0..<500)
-            )
+            let inbox = Self.fiveHundredLocations()
             let (plan, stored) = try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: Self.logger)
-                try await connection.query("SET LOCAL plan_cache_mode = force_generic_plan", logger: Self.logger)
+                try await connection.query(WebhookStatements.settings, logger: Self.logger)
                 let rows = try await connection.query(
                     PostgresQuery(
                         unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + WebhookStatements.Inbox.sql,
@@ -146,7 +156,7 @@ struct WebhookStatementPlanTests {
                 return (text, devices)
             }
             #expect(
-                stored == (Array(2...11) + Array(300...304)).map { "PLAN-\($0)" }.sorted(),
+                stored == Self.readByADrive,
                 "the open legs' and active orders' devices, no idle driver's"
             )
             let tree = try JSONSerialization.jsonObject(with: Data(plan.utf8))
@@ -156,6 +166,79 @@ struct WebhookStatementPlanTests {
                 #expect(!scans.contains("Seq Scan \(table)"), "\(scans)\n\(plan)")
             }
             // 0029: the open legs and active orders are probed per event, not read (710 and 705 rows here) and hashed.
+            for read in Self.relationReads(tree) where read.relation == "order_legs" || read.relation == "orders" {
+                #expect(read.rowsPerLoop <= 1, "\(read.relation): \(read.rowsPerLoop) rows a loop\n\(plan)")
+            }
+        }
+    }
+
+    /// `EXECUTE inbox(…)` of ``fiveHundredLocations()``'s parameters as literals, for an SQL-level `PREPARE` of the
+    /// inbox statement (the same plan cache as the protocol's, and `EXPLAIN` shows its cached plan).
+    static func executeInbox(_ inbox: WebhookStatements.Inbox) -> String {
+        func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+        let arguments = [
+            literal(inbox.elements), literal(inbox.messageID), literal(inbox.events),
+            "ARRAY[" + inbox.applied.map(String.init).joined(separator: ",") + "]::int8[]",
+            literal(APIStore.positionApplied), literal(APIStore.positionIgnored), literal(APIStore.statusIncomplete),
+            literal(APIStore.statusIgnored),
+        ]
+        return "EXECUTE inbox(" + arguments.joined(separator: ", ") + ")"
+    }
+
+    @Test("the inbox statement planned on an empty database probes by index once the city has grown")
+    func inboxPlannedOnEmptyTablesProbes() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            // No autovacuum: its ANALYZE would have the connection plan anew, which a busy city waits minutes for.
+            for table in ["users", "order_legs", "orders"] {
+                try await client.query(
+                    PostgresQuery(unsafeSQL: "ALTER TABLE \(table) SET (autovacuum_enabled = false)"),
+                    logger: Self.logger
+                )
+            }
+            let inbox = Self.fiveHundredLocations()
+            let (plan, stored) = try await client.withConnection { connection in
+                // As an API process's connection: its first delivery's generic plan, made on empty tables, is kept.
+                try await connection.query("BEGIN", logger: Self.logger)
+                try await connection.query(WebhookStatements.settings, logger: Self.logger)
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "PREPARE inbox(text, text, text, int8[], text, text, text, text) AS "
+                            + WebhookStatements.Inbox.sql
+                    ),
+                    logger: Self.logger
+                )
+                try await connection.query(PostgresQuery(unsafeSQL: Self.executeInbox(inbox)), logger: Self.logger)
+                try await connection.query("ROLLBACK", logger: Self.logger)
+
+                try await Self.cityInFlight(client)
+
+                try await connection.query("BEGIN", logger: Self.logger)
+                try await connection.query(WebhookStatements.settings, logger: Self.logger)
+                var plan = ""
+                for try await line in try await connection.query(
+                    PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + Self.executeInbox(inbox)),
+                    logger: Self.logger
+                ).decode(String.self) {
+                    plan += line
+                }
+                var devices: [String] = []
+                for try await device in try await connection.query(
+                    "SELECT device_id FROM webhook_events ORDER BY device_id", logger: Self.logger
+                ).decode(String.self) {
+                    devices.append(device)
+                }
+                try await connection.query("ROLLBACK", logger: Self.logger)
+                return (plan, devices)
+            }
+            #expect(stored == Self.readByADrive)
+            // Planned without the intake's `enable_seqscan = off`, the empty tables' plan kept a sequential scan of
+            // `order_legs` for each event whose driver had no active order.
+            let tree = try JSONSerialization.jsonObject(with: Data(plan.utf8))
+            let scans = Self.scans(tree)
+            for table in ["users", "order_legs", "orders"] {
+                #expect(!scans.contains("Seq Scan \(table)"), "\(scans)\n\(plan)")
+            }
             for read in Self.relationReads(tree) where read.relation == "order_legs" || read.relation == "orders" {
                 #expect(read.rowsPerLoop <= 1, "\(read.relation): \(read.rowsPerLoop) rows a loop\n\(plan)")
             }
