@@ -118,6 +118,22 @@ struct AccountStore: Sendable {
         }
     }
 
+    /// Verifies the oldest account of `phone` and `role` made before sign-in by code (its phone as it was typed);
+    /// returns its id. Found through ``M0030UnverifiedPhones``'s index: before it, every first sign-in read `users`
+    /// whole.
+    static func adoption(phone: String, role: UserRole) -> PostgresQuery {
+        """
+        UPDATE users SET phone = \(phone), phone_verified_at = now()
+        WHERE id = (
+            SELECT id FROM users
+            WHERE role = \(role.rawValue) AND phone_verified_at IS NULL
+              AND \(unescaped: M0030UnverifiedPhones.normalizedPhone) = \(phone)
+            ORDER BY created_at, id LIMIT 1 FOR UPDATE
+        )
+        RETURNING id
+        """
+    }
+
     /// The verified account of `phone` and `role`, adopting or creating one.
     private static func verifiedUser(
         phone: String,
@@ -132,19 +148,9 @@ struct AccountStore: Sendable {
         ) {
             return id
         }
-        let adopted = try await connection.row(
-            """
-            UPDATE users SET phone = \(phone), phone_verified_at = now()
-            WHERE id = (
-                SELECT id FROM users
-                WHERE role = \(role.rawValue) AND phone_verified_at IS NULL
-                  AND regexp_replace(phone, '[^0-9+]', '', 'g') = \(phone)
-                ORDER BY created_at, id LIMIT 1 FOR UPDATE
-            )
-            RETURNING id
-            """,
-            logger: logger
-        ) { try $0.decode(UUID.self) }
+        let adopted = try await connection.row(Self.adoption(phone: phone, role: role), logger: logger) {
+            try $0.decode(UUID.self)
+        }
         if let adopted { return adopted }
         let created = try await connection.row(
             """

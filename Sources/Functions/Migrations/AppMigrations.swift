@@ -32,5 +32,6 @@ enum AppMigrations {
         M0027ContentIDs.migration,
         M0028DriveLocations.migration,
         M0029DeviceDriveEnds.migration,
+        M0030UnverifiedPhones.migration,
     ]
 }
