@@ -56,6 +56,7 @@ extension APIStore {
         )
         let hasLocations = intake.events.contains { $0.type == "location" }
         let hasStatuses = intake.events.contains { $0.type == "device_status" }
+        let locationDevices = Array(Set(intake.events.compactMap { $0.type == "location" ? $0.deviceID : nil }))
         return try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
             try await connection.query(WebhookStatements.settings, logger: logger)
             var applied: [Int] = []
@@ -69,7 +70,10 @@ extension APIStore {
                 intake.events.isEmpty
                 ? 0
                 : try await connection.rows(
-                    WebhookStatements.Inbox(elements: elements, messageID: messageID, events: events, applied: applied),
+                    WebhookStatements.Inbox(
+                        elements: elements, messageID: messageID, events: events, applied: applied,
+                        locationDevices: locationDevices
+                    ),
                     logger: logger
                 ).count
             if !intake.rejections.isEmpty {

@@ -11,19 +11,15 @@ import PostgresNIO
 /// The events and elements are declared `text` and cast in the statement: a Swift string binds as text, and a
 /// parameter PostgreSQL inferred as `jsonb` would expect `jsonb`'s binary form.
 enum WebhookStatements {
-    /// The intake transaction's settings, set before its statements (one round trip).
+    /// The intake transaction's settings, set before its statements.
     ///
-    /// - The generic plan, always: the inbox statement's custom plans parse the delivery's JSON while planning (a
-    ///   constant then), so PostgreSQL rated them cheaper and planned nearly every delivery anew, 6.4 ms a delivery
-    ///   of planning in the 31st session's city run (988 plans for 1,034 calls), for a plan no better. The two
-    ///   statements before it were planned generically anyway (24-34 plans in 300 calls).
-    /// - No sequential scan where an index serves: a connection keeps its generic plan until the tables are analysed
-    ///   again, and one made while `order_legs` was young read it whole for every event of every delivery (the
-    ///   32nd session's first run of the inbox's probes: 108,211 sequential scans of `order_legs`, 17 million rows,
-    ///   in one 4,000-ride run; the runtime's functions carry the same setting for the same reason, its 0013).
-    static let settings: PostgresQuery = """
-        SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('enable_seqscan', 'off', true)
-        """
+    /// The generic plan, always: the inbox statement's custom plans parse the delivery's JSON while planning (a
+    /// constant then), so PostgreSQL rated them cheaper and planned nearly every delivery anew, 6.4 ms a delivery of
+    /// planning in the 31st session's city run (988 plans for 1,034 calls), for a plan no better. The two statements
+    /// before it were planned generically anyway (24-34 plans in 300 calls). Nothing that reaches the plans of the
+    /// triggers the intake's writes fire: `enable_seqscan = off` here had the runtime's capture trigger, planned
+    /// inside, run 89 ms a row (``M0029DeviceDriveEnds``).
+    static let settings: PostgresQuery = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
 
     /// A statement over a delivery's events (its only parameter) that returns the indexes of the events it applied.
     protocol AppliedEvents: PostgresPreparedStatement where Row == Int {
@@ -107,17 +103,15 @@ enum WebhookStatements {
     ///
     /// A location of a known device is not written when no drive can read it (``M0028DriveLocations``): its driver
     /// has no active order and its device no leg whose drive ends at or after `now()`. The positions statement has
-    /// moved the driver; the row had no reader. Each is an index probe per event, in that order, the second only
-    /// when the first found nothing (`OR` stops at its first true arm): whether the device is known (`LATERAL` …
-    /// `LIMIT 1`), its driver's active order (`orders_driver_id_active_idx`), its open leg
-    /// (``M0029DeviceDriveEnds``). Every probe is a scalar subquery with `LIMIT 1`: asked as `EXISTS`, the planner
-    /// turned each into a hashed subplan reading the table whole every delivery, and v3, which read the open legs
-    /// and active orders once a delivery (`IN`), read a third of both tables in the 4,000-ride runs (54 ms of an
-    /// 81 ms call mid-run, 31st session): the cost grew with the rides in flight.
+    /// moved the driver; the row had no reader. Which devices' locations are kept is one call a delivery of
+    /// ``M0029DeviceDriveEnds/deviceFunction`` with the delivery's location devices: index probes per device, planned
+    /// at each call. v3 read the open legs and active orders once a delivery (`IN`), a third of both tables in the
+    /// 4,000-ride runs (54 ms of an 81 ms call mid-run, 31st session): its cost grew with the rides in flight.
     struct Inbox: PostgresPreparedStatement {
-        static let name = "functions_webhook_inbox_v4"
+        static let name = "functions_webhook_inbox_v5"
         static let sql = """
-            WITH delivery AS MATERIALIZED (SELECT $1::jsonb AS events)
+            WITH delivery AS MATERIALIZED (SELECT $1::jsonb AS events),
+            kept AS MATERIALIZED (SELECT \(M0029DeviceDriveEnds.deviceFunction)($9::text[]) AS device_id)
             INSERT INTO webhook_events (message_id, event_index, type, value, device_id, trip_id, latitude,
                                         longitude, recorded_at, summary, payload, content_id,
                                         ordering_key, outcome, processed_at)
@@ -144,24 +138,14 @@ enum WebhookStatements {
             FROM delivery d, jsonb_to_recordset($3::jsonb) AS e(
                 event_index int, type text, value text, device_id text, trip_id text, latitude float8,
                 longitude float8, recorded_at float8, summary jsonb, content_id uuid)
-            LEFT JOIN LATERAL (
-                SELECT u.id FROM users u
-                WHERE e.type = 'location' AND u.device_id = e.device_id LIMIT 1
-            ) AS driver ON true
-            WHERE driver.id IS NULL
-               OR (SELECT true FROM orders o
-                   WHERE o.driver_id = driver.id AND o.status NOT IN ('NEW', 'COMPLETED', 'CANCELLED') LIMIT 1)
-               OR (SELECT true FROM order_legs l
-                   WHERE l.device_id = e.device_id
-                     AND \(M0028DriveLocations.driveEnd)(l.created_at, l.completion_requested_at, l.completed_at)
-                         >= now()
-                   LIMIT 1)
+            WHERE e.type IS DISTINCT FROM 'location' OR e.device_id IS NULL
+               OR e.device_id IN (SELECT k.device_id FROM kept k)
             ORDER BY e.event_index
             ON CONFLICT DO NOTHING
             RETURNING id
             """
         static let bindingDataTypes: [PostgresDataType] = [
-            .text, .text, .text, .int8Array, .text, .text, .text, .text,
+            .text, .text, .text, .int8Array, .text, .text, .text, .text, .textArray,
         ]
         typealias Row = Int64
 
@@ -172,9 +156,11 @@ enum WebhookStatements {
         var events: String
         /// Indexes of the location and status events the delivery applied.
         var applied: [Int]
+        /// The devices of the delivery's location events, each once.
+        var locationDevices: [String]
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 8)
+            var bindings = PostgresBindings(capacity: 9)
             bindings.append(self.elements)
             bindings.append(self.messageID)
             bindings.append(self.events)
@@ -183,6 +169,7 @@ enum WebhookStatements {
             bindings.append(APIStore.positionIgnored)
             bindings.append(APIStore.statusIncomplete)
             bindings.append(APIStore.statusIgnored)
+            bindings.append(self.locationDevices)
             return bindings
         }
 
