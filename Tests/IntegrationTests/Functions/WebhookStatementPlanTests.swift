@@ -123,6 +123,17 @@ struct WebhookStatementPlanTests {
         )
     }
 
+    /// The devices of the inbox's rows, in order, as the connection's transaction sees them.
+    static func storedDevices(_ connection: PostgresConnection) async throws -> [String] {
+        var devices: [String] = []
+        for try await device in try await connection.query(
+            "SELECT device_id FROM webhook_events ORDER BY device_id", logger: Self.logger
+        ).decode(String.self) {
+            devices.append(device)
+        }
+        return devices
+    }
+
     /// The drivers of ``fiveHundredLocations()`` whose locations a drive reads.
     static let readByADrive = (Array(2...11) + Array(300...304)).map { "PLAN-\($0)" }.sorted()
 
@@ -149,12 +160,7 @@ struct WebhookStatementPlanTests {
                 )
                 var text = ""
                 for try await line in rows.decode(String.self) { text += line }
-                var devices: [String] = []
-                for try await device in try await connection.query(
-                    "SELECT device_id FROM webhook_events ORDER BY device_id", logger: Self.logger
-                ).decode(String.self) {
-                    devices.append(device)
-                }
+                let devices = try await Self.storedDevices(connection)
                 try await connection.query("ROLLBACK", logger: Self.logger)
                 return (text, devices)
             }
@@ -263,12 +269,7 @@ struct WebhookStatementPlanTests {
                 let before = try await read()
                 try await connection.query(PostgresQuery(unsafeSQL: Self.executeInbox(inbox)), logger: Self.logger)
                 let after = try await read()
-                var devices: [String] = []
-                for try await device in try await connection.query(
-                    "SELECT device_id FROM webhook_events ORDER BY device_id", logger: Self.logger
-                ).decode(String.self) {
-                    devices.append(device)
-                }
+                let devices = try await Self.storedDevices(connection)
                 try await connection.query("ROLLBACK", logger: Self.logger)
                 return (after.merging(before) { $0 - $1 }, devices)
             }
