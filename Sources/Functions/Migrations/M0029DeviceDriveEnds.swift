@@ -9,9 +9,9 @@ import TriggerRuntime
 /// 8,000 legs open, 54 ms of an 81 ms call). The intake's cost grew with the rides in flight. Now
 /// ``deviceFunction`` answers for a delivery's location devices with, per device: whether it is known (its user),
 /// its driver's active order (the unique partial index `orders_driver_id_active_idx`) and, only when there is none
-/// (`OR` stops at its first true arm), a leg whose drive has not ended (``index``). Three probes a device at most,
-/// whatever the city holds; every probe a scalar subquery with `LIMIT 1` (asked as `EXISTS`, the planner turned
-/// each into a hashed subplan reading the table whole).
+/// (`OR` stops at its first true arm), a leg whose drive has not ended (`order_legs_device_drive_end_idx`). Three
+/// probes a device at most, whatever the city holds; every probe a scalar subquery with `LIMIT 1` (asked as
+/// `EXISTS`, the planner turned each into a hashed subplan reading the table whole).
 ///
 /// **Why a function.** The same probes written into the inbox statement (32nd session, N1) were planned once per
 /// pooled connection (the intake runs its generic plan), and a connection that planned while `order_legs` was young
