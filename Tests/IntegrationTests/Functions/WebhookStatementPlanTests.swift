@@ -48,6 +48,22 @@ struct WebhookStatementPlanTests {
         return found
     }
 
+    /// The loops of every init plan that is not a CTE (`InitPlan 1 (returns $10)`), in an `EXPLAIN ANALYZE` plan.
+    static func initPlanLoops(_ node: Any) -> [Int] {
+        var found: [Int] = []
+        if let object = node as? [String: Any] {
+            if object["Parent Relationship"] as? String == "InitPlan",
+                (object["Subplan Name"] as? String)?.hasPrefix("InitPlan") == true
+            {
+                found.append(object["Actual Loops"] as? Int ?? -1)
+            }
+            for (key, value) in object where key == "Plan" || key == "Plans" { found += Self.initPlanLoops(value) }
+        } else if let array = node as? [Any] {
+            for element in array { found += Self.initPlanLoops(element) }
+        }
+        return found
+    }
+
     /// Every node's node type and relation, as `Seq Scan users`.
     static func scans(_ node: Any) -> [String] {
         var found: [String] = []
@@ -107,20 +123,44 @@ struct WebhookStatementPlanTests {
         )
     }
 
-    /// Locations of drivers 1-500 (their devices `PLAN-1` … `PLAN-500`), all applied, as the inbox statement's input.
-    static func fiveHundredLocations() -> WebhookStatements.Inbox {
+    /// Locations of drivers 1-500 (their devices `PLAN-1` … `PLAN-500`), or of `drivers`, all applied, as the inbox
+    /// statement's input.
+    static func fiveHundredLocations(drivers: ClosedRange<Int> = 1...500) -> WebhookStatements.Inbox {
         let now = Date().timeIntervalSince1970
-        let events = (1...500).map { index in
+        let events = drivers.enumerated().map { offset, index in
             """
-            {"event_index": \(index - 1), "type": "location", "device_id": "PLAN-\(index)", \
+            {"event_index": \(offset), "type": "location", "device_id": "PLAN-\(index)", \
             "latitude": 52.52, "longitude": 13.405, "recorded_at": \(now), "content_id": "\(UUID())"}
             """
         }
         let delivery = "[" + events.joined(separator: ",") + "]"
         return WebhookStatements.Inbox(
-            elements: delivery, messageID: "plan", events: delivery, applied: Array(0..<500),
-            locationDevices: (1...500).map { "PLAN-\($0)" }
+            elements: delivery, messageID: "plan", events: delivery, applied: Array(0..<drivers.count),
+            locationDevices: drivers.map { "PLAN-\($0)" }
         )
+    }
+
+    /// The inbox statement's `EXPLAIN (ANALYZE, FORMAT JSON)` of `inbox` and the devices it stored, rolled back.
+    static func explainInbox(
+        _ inbox: WebhookStatements.Inbox,
+        _ client: PostgresClient
+    ) async throws -> (plan: String, stored: [String]) {
+        try await client.withConnection { connection in
+            try await connection.query("BEGIN", logger: Self.logger)
+            try await connection.query(WebhookStatements.settings, logger: Self.logger)
+            let rows = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + WebhookStatements.Inbox.sql,
+                    binds: try inbox.makeBindings()
+                ),
+                logger: Self.logger
+            )
+            var text = ""
+            for try await line in rows.decode(String.self) { text += line }
+            let devices = try await Self.storedDevices(connection)
+            try await connection.query("ROLLBACK", logger: Self.logger)
+            return (text, devices)
+        }
     }
 
     /// The devices of the inbox's rows, in order, as the connection's transaction sees them.
@@ -148,27 +188,14 @@ struct WebhookStatementPlanTests {
                 try await client.query(PostgresQuery(unsafeSQL: "ANALYZE \(table)"), logger: Self.logger)
             }
             let inbox = Self.fiveHundredLocations()
-            let (plan, stored) = try await client.withConnection { connection in
-                try await connection.query("BEGIN", logger: Self.logger)
-                try await connection.query(WebhookStatements.settings, logger: Self.logger)
-                let rows = try await connection.query(
-                    PostgresQuery(
-                        unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + WebhookStatements.Inbox.sql,
-                        binds: try inbox.makeBindings()
-                    ),
-                    logger: Self.logger
-                )
-                var text = ""
-                for try await line in rows.decode(String.self) { text += line }
-                let devices = try await Self.storedDevices(connection)
-                try await connection.query("ROLLBACK", logger: Self.logger)
-                return (text, devices)
-            }
+            let (plan, stored) = try await Self.explainInbox(inbox, client)
             #expect(
                 stored == Self.readByADrive,
                 "the open legs' and active orders' devices, no idle driver's"
             )
-            let scans = Self.scans(try JSONSerialization.jsonObject(with: Data(plan.utf8)))
+            let planTree = try JSONSerialization.jsonObject(with: Data(plan.utf8))
+            #expect(Self.initPlanLoops(planTree) == [1], "the delivery parsed once for its rows' payloads\n\(plan)")
+            let scans = Self.scans(planTree)
             // As `EXISTS` beside the other tests, the planner hashed a sequential scan of every user each delivery.
             for table in ["users", "order_legs", "orders"] {
                 #expect(!scans.contains("Seq Scan \(table)"), "\(scans)\n\(plan)")
@@ -204,6 +231,20 @@ struct WebhookStatementPlanTests {
                 #expect(read.rowsPerLoop <= 1, "\(read.relation): \(read.rowsPerLoop) rows a loop\n\(bodyPlan)")
             }
             #expect(Set(Self.relationReads(tree).map(\.relation)) == ["users", "orders", "order_legs"])
+        }
+    }
+
+    @Test("v6: a delivery of idle drivers' locations is never parsed as sent (its payloads have no row to go to)")
+    func inboxParsesTheDeliveryOnlyForItsRows() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            try await Self.cityInFlight(client)
+            // Drivers 12-299: known devices, no active order, no open leg (``readByADrive``).
+            let (plan, stored) = try await Self.explainInbox(Self.fiveHundredLocations(drivers: 12...299), client)
+            #expect(stored.isEmpty)
+            // v5's `MATERIALIZED` CTE of the delivery was read by the join before any row was filtered.
+            let loops = Self.initPlanLoops(try JSONSerialization.jsonObject(with: Data(plan.utf8)))
+            #expect(loops == [0], "\(plan)")
         }
     }
 
