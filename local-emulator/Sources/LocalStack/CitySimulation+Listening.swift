@@ -114,9 +114,10 @@ extension CitySimulation {
     /// A stream that failed is reopened after an exponential back-off with full jitter, as an app does: a random
     /// wait up to 0.5 s, doubling with each failure in a row to 8 s, back to 0.5 s once a stream opens. With a
     /// fixed second (until the 33rd session) the 10,000 phones whose streams the API's restart ended all retried
-    /// together every second: each wave filled the API's accept queue and the simulator's connection pool, and in
-    /// that session's chaos run 40,510 stream connects timed out, 952 bookings could not connect, and the city
-    /// stood still for three minutes after PostgreSQL's crash (26 rides done by 334 s; offer p99 326 s).
+    /// together every second. That session's chaos runs (BENCHMARKS.md): with the fixed second 40,510 stream connects
+    /// timed out and 952 bookings could not connect (CH1); with the back-off none timed out and 201 bookings waited
+    /// too long for a connection (CH2). Both cities still stood nearly still for about three minutes after
+    /// PostgreSQL's crash: the back-off is not what that waits for (not found yet).
     static let reconnectFirstCap = 0.5
     static let reconnectLastCap = 8.0
     func receive(
