@@ -108,18 +108,18 @@ extension CitySimulation {
         }
     }
 
-    /// The phone's side of a driver's stream: reads it as its bytes arrive and hands each event to the driver. A
-    /// stream the server ends is reopened after the last event id seen (nothing is missed).
-    ///
-    /// A stream that failed is reopened after an exponential back-off with full jitter, as an app does: a random
-    /// wait up to 0.5 s, doubling with each failure in a row to 8 s, back to 0.5 s once a stream opens. With a
+    /// A stream that failed is reopened after an exponential back-off with full jitter, as an app does: a random wait
+    /// up to 0.5 s, doubling with each failure in a row to 8 s, back to 0.5 s once a stream delivers an event. With a
     /// fixed second (until the 33rd session) the 10,000 phones whose streams the API's restart ended all retried
     /// together every second. That session's chaos runs (BENCHMARKS.md): with the fixed second 40,510 stream connects
-    /// timed out and 952 bookings could not connect (CH1); with the back-off none timed out and 201 bookings waited
-    /// too long for a connection (CH2). Both cities still stood nearly still for about three minutes after
-    /// PostgreSQL's crash: the back-off is not what that waits for (not found yet).
+    /// timed out and 952 bookings could not connect (CH1); with the back-off none timed out and 201 bookings waited too
+    /// long for a connection (CH2). Both cities still stood nearly still for about three minutes after PostgreSQL's
+    /// crash: the back-off is not what that waits for (not found yet).
     static let reconnectFirstCap = 0.5
     static let reconnectLastCap = 8.0
+
+    /// The phone's side of a driver's stream: reads it as its bytes arrive and hands each event to the driver. A
+    /// stream the server ends is reopened after the last event id seen (nothing is missed).
     func receive(
         _ driver: Driver,
         token: String,
