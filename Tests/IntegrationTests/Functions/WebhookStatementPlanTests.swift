@@ -10,18 +10,18 @@ import Testing
 struct WebhookStatementPlanTests {
     static let logger = BackendHarness.logger
 
+    /// Every node of an `EXPLAIN (FORMAT JSON)` plan (its plans and subplans, init plans and CTEs included), each
+    /// as its JSON object.
+    static func planNodes(_ node: Any) -> [[String: Any]] {
+        if let array = node as? [Any] { return array.flatMap(Self.planNodes) }
+        guard let object = node as? [String: Any] else { return [] }
+        let children = object.filter { $0.key == "Plan" || $0.key == "Plans" }.values.flatMap(Self.planNodes)
+        return (object["Node Type"] == nil ? [] : [object]) + children
+    }
+
     /// Every node's "Rows Removed by Join Filter" in an `EXPLAIN (ANALYZE, FORMAT JSON)` plan, added up.
     static func rowsRemovedByJoinFilters(_ node: Any) -> Int {
-        var total = 0
-        if let object = node as? [String: Any] {
-            total += object["Rows Removed by Join Filter"] as? Int ?? 0
-            for (key, value) in object where key == "Plan" || key == "Plans" {
-                total += Self.rowsRemovedByJoinFilters(value)
-            }
-        } else if let array = node as? [Any] {
-            for element in array { total += Self.rowsRemovedByJoinFilters(element) }
-        }
-        return total
+        Self.planNodes(node).reduce(0) { $0 + ($1["Rows Removed by Join Filter"] as? Int ?? 0) }
     }
 
     /// A `WITH d` that signs up drivers `PLAN-1` … `PLAN-10000` (their ids in `d`), for an insert to follow.
@@ -36,46 +36,26 @@ struct WebhookStatementPlanTests {
 
     /// Every node that reads a relation, with the rows it returned per loop (`EXPLAIN ANALYZE`'s "Actual Rows").
     static func relationReads(_ node: Any) -> [(relation: String, rowsPerLoop: Double)] {
-        var found: [(relation: String, rowsPerLoop: Double)] = []
-        if let object = node as? [String: Any] {
-            if let relation = object["Relation Name"] as? String {
-                found.append((relation, (object["Actual Rows"] as? NSNumber)?.doubleValue ?? 0))
-            }
-            for (key, value) in object where key == "Plan" || key == "Plans" { found += Self.relationReads(value) }
-        } else if let array = node as? [Any] {
-            for element in array { found += Self.relationReads(element) }
+        Self.planNodes(node).compactMap { node in
+            (node["Relation Name"] as? String).map { ($0, (node["Actual Rows"] as? NSNumber)?.doubleValue ?? 0) }
         }
-        return found
     }
 
     /// The loops of every init plan that is not a CTE (`InitPlan 1 (returns $10)`), in an `EXPLAIN ANALYZE` plan.
     static func initPlanLoops(_ node: Any) -> [Int] {
-        var found: [Int] = []
-        if let object = node as? [String: Any] {
-            if object["Parent Relationship"] as? String == "InitPlan",
-                (object["Subplan Name"] as? String)?.hasPrefix("InitPlan") == true
-            {
-                found.append(object["Actual Loops"] as? Int ?? -1)
-            }
-            for (key, value) in object where key == "Plan" || key == "Plans" { found += Self.initPlanLoops(value) }
-        } else if let array = node as? [Any] {
-            for element in array { found += Self.initPlanLoops(element) }
+        Self.planNodes(node).compactMap { node in
+            guard node["Parent Relationship"] as? String == "InitPlan",
+                (node["Subplan Name"] as? String)?.hasPrefix("InitPlan") == true
+            else { return nil }
+            return node["Actual Loops"] as? Int ?? -1
         }
-        return found
     }
 
     /// Every node's node type and relation, as `Seq Scan users`.
     static func scans(_ node: Any) -> [String] {
-        var found: [String] = []
-        if let object = node as? [String: Any] {
-            if let type = object["Node Type"] as? String {
-                found.append(type + (object["Relation Name"].map { " \($0)" } ?? ""))
-            }
-            for (key, value) in object where key == "Plan" || key == "Plans" { found += Self.scans(value) }
-        } else if let array = node as? [Any] {
-            for element in array { found += Self.scans(element) }
+        Self.planNodes(node).compactMap { node in
+            (node["Node Type"] as? String).map { $0 + (node["Relation Name"].map { " \($0)" } ?? "") }
         }
-        return found
     }
 
     /// 10,000 drivers (`PLAN-1` … `PLAN-10000`), a third of whose 2,700 legs and rides are in flight, as in a young
