@@ -17,6 +17,10 @@ public struct AnalyzeTrip: TriggerFunction {
         .update("order_legs", columns: ["status"]).matching("status", in: [LegStatus.completed.rawValue])
     }
 
+    /// Retries at the runtime's pace (0.5 s doubling), twelve attempts: about eight minutes for the webhook
+    /// deliveries received during the drive to be applied.
+    public static var options: FunctionOptions { FunctionOptions(maxAttempts: 12, maximumBackoff: .seconds(120)) }
+
     private let trips: Backend.Configuration.Trips
 
     /// Creates the function.
@@ -36,6 +40,11 @@ public struct AnalyzeTrip: TriggerFunction {
         guard let drive = try await store.legContext(id: leg.id) else {
             context.logger.info("no trip: the leg's device belongs to no driver")
             return
+        }
+        // A delivery received before the drive ended and not applied yet may hold some of its points: the runtime
+        // retries until it is applied (``ApplyWebhookDelivery``), but the last attempt takes what is there.
+        if context.attempt < Self.options.maxAttempts, try await store.webhooksWaiting(receivedBy: drive.endedAt) {
+            throw FunctionsError.webhooksWaiting(by: drive.endedAt)
         }
         let points = try await store.locations(deviceID: drive.deviceID, from: drive.startedAt, to: drive.endedAt)
         let limit = self.trips.speedLimit

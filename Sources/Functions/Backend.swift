@@ -30,6 +30,7 @@ public struct Backend: Sendable {
     public static var bindings: [FunctionBinding] {
         [
             FunctionBinding(UpdateOrderStatus.self), FunctionBinding(DeleteOrder.self),
+            FunctionBinding(ApplyWebhookDelivery.self),
             FunctionBinding(OnTripWebhook.self), FunctionBinding(CompleteTrip.self),
             FunctionBinding(DispatchOrder.self), FunctionBinding(RegisterDriverDevice.self),
             FunctionBinding(OfferWaitingOrders.self), FunctionBinding(OfferWaitingOrdersAfterRide.self),
@@ -88,6 +89,7 @@ public struct Backend: Sendable {
             )
         )
         registry.register(DeleteOrder(stores: stores))
+        registry.register(ApplyWebhookDelivery())
         registry.register(
             OnTripWebhook(tracking: tracking, stores: stores, tariff: configuration.tariff, timers: timers)
         )

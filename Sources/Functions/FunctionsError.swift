@@ -13,6 +13,7 @@ public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertibl
             case driverBusy = "driver_busy"
             case riderBusy = "rider_busy"
             case codeDeliveryFailed = "code_delivery_failed"
+            case webhooksWaiting = "webhooks_waiting"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -31,6 +32,8 @@ public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let riderBusy = Code(.riderBusy)
         /// A sign-in code could not be handed to its delivery (the SMS provider refused it or did not answer).
         public static let codeDeliveryFailed = Code(.codeDeliveryFailed)
+        /// Webhook deliveries a function must see are received and not applied yet; a retry will find them applied.
+        public static let webhooksWaiting = Code(.webhooksWaiting)
 
         /// A stable snake_case name, usable as a metric label.
         public var description: String { self.base.rawValue }
@@ -103,5 +106,10 @@ public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A sign-in code the delivery did not take.
     public static func codeDeliveryFailed(_ detail: String, file: String = #fileID, line: Int = #line) -> Self {
         Self(.codeDeliveryFailed, detail, file: file, line: line)
+    }
+
+    /// Deliveries received by `instant` that are not applied yet.
+    static func webhooksWaiting(by instant: Date, file: String = #fileID, line: Int = #line) -> Self {
+        Self(.webhooksWaiting, "webhook deliveries received by \(instant) are not applied yet", file: file, line: line)
     }
 }

@@ -32,7 +32,7 @@ struct BenchDatabase: Sendable {
         }
     }
 
-    /// Counts of the inbox and of `onTripWebhook`'s deliveries.
+    /// Counts of the inbox and of the deliveries that fill and read it (`applyWebhookDelivery`, `onTripWebhook`).
     struct Counts: Sendable {
         var events: Int
         var pending: Int
@@ -45,7 +45,7 @@ struct BenchDatabase: Sendable {
             """
             SELECT (SELECT count(*) FROM webhook_events)::int8,
                    (SELECT count(*) FROM trigger_runtime.deliveries
-                    WHERE function_name = 'onTripWebhook' AND status = 'ready')::int8,
+                    WHERE function_name IN ('applyWebhookDelivery', 'onTripWebhook') AND status = 'ready')::int8,
                    (SELECT count(*) FROM trigger_runtime.deliveries WHERE status = 'dead')::int8,
                    (SELECT count(*) FROM webhook_events WHERE outcome = 'applied: position')::int8
             """,

@@ -81,7 +81,8 @@ struct ModelTests {
         let registry = Backend().registry(tracking: FakeTripTracking())
         #expect(
             registry.functions.map(\.name.rawValue) == [
-                "updateOrderStatus", "deleteOrder", "onTripWebhook", "completeTrip", "dispatchOrder",
+                "updateOrderStatus", "deleteOrder", "applyWebhookDelivery", "onTripWebhook", "completeTrip",
+                "dispatchOrder",
                 "registerDriverDevice", "offerWaitingOrders", "offerWaitingOrdersAfterRide", "dispatchRound",
                 "dispatchWindow", "replayWebhookEvent",
                 "pruneWebhookEvents", "reconcileTrips", "analyzeTrip", "pruneAccounts",
@@ -106,6 +107,8 @@ struct ModelTests {
                 == .update("orders", columns: ["status"])
                 .matching(#"($.status == "COMPLETED" || $.status == "CANCELLED") && $.driver_id != null"#)
         )
+        #expect(registry.function(named: "applyWebhookDelivery")?.trigger == .create("webhook_receipts"))
+        #expect(registry.function(named: "applyWebhookDelivery")?.options.priority == .high)
         #expect(registry.function(named: "dispatchRound")?.kind == .timer)
         #expect(registry.function(named: "dispatchWindow")?.kind == .timer)
         #expect(

@@ -6,8 +6,9 @@ import HyperTrackAPI
 import Logging
 
 /// `POST /v1/hypertrack/webhooks/{secret}` (and `/v1/hypertrack/webhooks` when no path secret is configured):
-/// authenticates the delivery (``WebhookAuthentication``), stores its usable events in the inbox and records the
-/// rest as rejected (``WebhookIntake``), and answers 202 at once; `onTripWebhook` does the work.
+/// authenticates the delivery (``WebhookAuthentication``), stores its usable events as received and records the
+/// rest as rejected (``WebhookIntake``), and answers 202 at once; `applyWebhookDelivery` applies the events and
+/// fills the inbox, and `onTripWebhook` handles the trip events there.
 ///
 /// - 401: not authentic; nothing is stored.
 /// - 400: no `x-amz-sns-message-id` (nothing to deduplicate by); nothing is stored.
@@ -64,7 +65,7 @@ struct WebhookRoutes: Sendable {
             throw APIProblem.badRequest("x-amz-sns-message-id: the header is required")
         }
         let intake = WebhookIntake(body: body)
-        let inserted = try await self.store.storeWebhook(messageID: messageID, intake: intake)
+        try await self.store.storeWebhook(messageID: messageID, intake: intake)
         if !intake.rejections.isEmpty {
             self.logger.warning(
                 "webhook events rejected",
@@ -75,7 +76,7 @@ struct WebhookRoutes: Sendable {
             )
         }
         let detail =
-            "\(inserted) of \(intake.events.count) events stored"
+            "\(intake.events.count) event\(intake.events.count == 1 ? "" : "s") received"
             + (intake.rejections.isEmpty ? "" : ", \(intake.rejections.count) rejected")
         return EditedResponse(status: .accepted, response: StatusView(status: "accepted", detail: detail))
     }

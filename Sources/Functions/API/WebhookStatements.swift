@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 
 /// The intake's three statements (``APIStore/storeWebhook(messageID:intake:)``), prepared once per pooled connection.
@@ -20,6 +21,78 @@ enum WebhookStatements {
     /// triggers the intake's writes fire: `enable_seqscan = off` here had the runtime's capture trigger, planned
     /// inside, run 89 ms a row (``M0029DeviceDriveEnds``).
     static let settings: PostgresQuery = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
+
+    /// A delivery as received, in one statement: its receipt (``M0031WebhookReceipts``, which the runtime captures
+    /// for ``ApplyWebhookDelivery``) and its body; returns the receipt's id. This is all the acknowledgement writes.
+    struct Receipt: PostgresPreparedStatement {
+        static let name = "functions_webhook_receipt_v1"
+        static let sql = """
+            WITH receipt AS (
+                INSERT INTO \(M0031WebhookReceipts.receipts) (message_id, events) VALUES ($1, $2) RETURNING id
+            ),
+            body AS (
+                INSERT INTO \(M0031WebhookReceipts.bodies) (receipt_id, elements, events, location_devices,
+                                                           has_statuses)
+                SELECT id, $3, $4, $5, $6 FROM receipt
+            )
+            SELECT id FROM receipt
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.text, .int8, .text, .text, .textArray, .bool]
+        typealias Row = Int64
+
+        var messageID: String
+        /// How many usable events the delivery holds.
+        var eventCount: Int
+        /// The delivery's events as sent (a JSON array).
+        var elements: String
+        /// The usable events as ``InboxEvent``s (a JSON array).
+        var events: String
+        /// The devices of the delivery's location events, each once.
+        var locationDevices: [String]
+        /// Whether it holds a `device_status` event.
+        var hasStatuses: Bool
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 6)
+            bindings.append(self.messageID)
+            bindings.append(self.eventCount)
+            bindings.append(self.elements)
+            bindings.append(self.events)
+            bindings.append(self.locationDevices)
+            bindings.append(self.hasStatuses)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
+    }
+
+    /// A receipt to apply, with its body; no row when it is gone (applied already).
+    struct ReceiptToApply: PostgresPreparedStatement {
+        static let name = "functions_webhook_receipt_to_apply_v1"
+        static let sql = """
+            SELECT r.message_id, r.received_at, b.elements, b.events, b.location_devices, b.has_statuses
+            FROM \(M0031WebhookReceipts.receipts) r
+            JOIN \(M0031WebhookReceipts.bodies) b ON b.receipt_id = r.id
+            WHERE r.id = $1
+            FOR UPDATE OF r
+            """
+        static let bindingDataTypes: [PostgresDataType] = [.int8]
+        typealias Row = (
+            messageID: String, receivedAt: Date, elements: String, events: String, devices: [String], hasStatuses: Bool
+        )
+
+        var id: Int64
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(self.id)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            try row.decode((String, Date, String, String, [String], Bool).self)
+        }
+    }
 
     /// A statement over a delivery's events (its only parameter) that returns the indexes of the events it applied.
     protocol AppliedEvents: PostgresPreparedStatement where Row == Int {
@@ -102,7 +175,8 @@ enum WebhookStatements {
     /// returns the new rows' ids.
     ///
     /// A location of a known device is not written when no drive can read it (``M0028DriveLocations``): its driver
-    /// has no active order and its device no leg whose drive ends at or after `now()`. The positions statement has
+    /// has no active order and its device no leg whose drive ends at or after the delivery's receipt (v6 and before:
+    /// `now()`, when the intake applied what it received; ``M0031WebhookReceipts``). The positions statement has
     /// moved the driver; the row had no reader. Which devices' locations are kept is one call a delivery of
     /// ``M0029DeviceDriveEnds/deviceFunction`` with the delivery's location devices: index probes per device, planned
     /// at each call. v3 read the open legs and active orders once a delivery (`IN`), a third of both tables in the
@@ -117,12 +191,12 @@ enum WebhookStatements {
     /// some rows (37 of 434 a delivery on average) and parses the delivery anyway. Sending each event as sent
     /// (a `text[]`, parsed per kept row) would cut that too; the API would have to split the body's array itself.
     struct Inbox: PostgresPreparedStatement {
-        static let name = "functions_webhook_inbox_v6"
+        static let name = "functions_webhook_inbox_v7"
         static let sql = """
-            WITH kept AS MATERIALIZED (SELECT \(M0029DeviceDriveEnds.deviceFunction)($9::text[]) AS device_id)
+            WITH kept AS MATERIALIZED (SELECT \(M0031WebhookReceipts.deviceFunctionAt)($9::text[], $10) AS device_id)
             INSERT INTO webhook_events (message_id, event_index, type, value, device_id, trip_id, latitude,
                                         longitude, recorded_at, summary, payload, content_id,
-                                        ordering_key, outcome, processed_at)
+                                        ordering_key, outcome, processed_at, received_at)
             SELECT $2, e.event_index, e.type, e.value, e.device_id, e.trip_id, e.latitude,
                    e.longitude, to_timestamp(e.recorded_at), e.summary, (SELECT $1::jsonb) -> e.event_index,
                    e.content_id,
@@ -142,7 +216,8 @@ enum WebhookStatements {
                                 WHEN e.event_index = ANY ($4::int[]) THEN 'applied: device ' || e.value
                                 ELSE $8 END
                    END,
-                   CASE WHEN e.type IN ('location', 'device_status') THEN now() END
+                   CASE WHEN e.type IN ('location', 'device_status') THEN now() END,
+                   $10
             FROM jsonb_to_recordset($3::jsonb) AS e(
                 event_index int, type text, value text, device_id text, trip_id text, latitude float8,
                 longitude float8, recorded_at float8, summary jsonb, content_id uuid)
@@ -153,7 +228,7 @@ enum WebhookStatements {
             RETURNING id
             """
         static let bindingDataTypes: [PostgresDataType] = [
-            .text, .text, .text, .int8Array, .text, .text, .text, .text, .textArray,
+            .text, .text, .text, .int8Array, .text, .text, .text, .text, .textArray, .timestamptz,
         ]
         typealias Row = Int64
 
@@ -166,18 +241,22 @@ enum WebhookStatements {
         var applied: [Int]
         /// The devices of the delivery's location events, each once.
         var locationDevices: [String]
+        /// When the delivery was received (its receipt's time): the rows' `received_at`, and the instant a location
+        /// is kept for (a drive open then reads it).
+        var receivedAt: Date
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 9)
+            var bindings = PostgresBindings(capacity: 10)
             bindings.append(self.elements)
             bindings.append(self.messageID)
             bindings.append(self.events)
             bindings.append(self.applied)
-            bindings.append(APIStore.positionApplied)
-            bindings.append(APIStore.positionIgnored)
-            bindings.append(APIStore.statusIncomplete)
-            bindings.append(APIStore.statusIgnored)
+            bindings.append(ApplyWebhookDelivery.positionApplied)
+            bindings.append(ApplyWebhookDelivery.positionIgnored)
+            bindings.append(ApplyWebhookDelivery.statusIncomplete)
+            bindings.append(ApplyWebhookDelivery.statusIgnored)
             bindings.append(self.locationDevices)
+            bindings.append(self.receivedAt)
             return bindings
         }
 

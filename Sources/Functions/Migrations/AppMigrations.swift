@@ -33,5 +33,6 @@ enum AppMigrations {
         M0028DriveLocations.migration,
         M0029DeviceDriveEnds.migration,
         M0030UnverifiedPhones.migration,
+        M0031WebhookReceipts.migration,
     ]
 }

@@ -30,7 +30,12 @@ enum M0029DeviceDriveEnds {
 
     /// The function's body, its one parameter `$1` (the delivery's location devices): the devices that are unknown,
     /// whose driver has an active order, or that have a leg whose drive has not ended at `now()`.
-    static let body = """
+    static let body = Self.body(at: "now()")
+
+    /// The body with the instant the drives are compared with (``M0031WebhookReceipts`` passes the receipt's).
+    static func body(at instant: String) -> String {
+        let end = "\(M0028DriveLocations.driveEnd)(l.created_at, l.completion_requested_at, l.completed_at)"
+        return """
         SELECT d.device_id FROM unnest($1::text[]) AS d(device_id)
         LEFT JOIN LATERAL (SELECT u.id FROM users u WHERE u.device_id = d.device_id LIMIT 1) AS driver ON true
         WHERE driver.id IS NULL
@@ -38,9 +43,10 @@ enum M0029DeviceDriveEnds {
                WHERE o.driver_id = driver.id AND o.status NOT IN ('NEW', 'COMPLETED', 'CANCELLED') LIMIT 1)
            OR (SELECT true FROM order_legs l
                WHERE l.device_id = d.device_id
-                 AND \(M0028DriveLocations.driveEnd)(l.created_at, l.completion_requested_at, l.completed_at) >= now()
+                 AND \(end) >= \(instant)
                LIMIT 1)
         """
+    }
 
     static let migration = Migration(
         group: AppMigrations.group,

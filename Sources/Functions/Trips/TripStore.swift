@@ -60,6 +60,16 @@ struct TripStore<Executor: QueryExecutor>: Sendable {
     /// The locations the device reported while the leg ran: the inbox's `location` events received in the span
     /// (received, not recorded: the device's clock may differ from ours), sorted by the device's time. Speed and
     /// bearing are read from the event as sent, and only when they are numbers.
+    /// Whether a webhook delivery received by `instant` is waiting to be applied (``M0031WebhookReceipts``).
+    func webhooksWaiting(receivedBy instant: Date) async throws -> Bool {
+        try await self.executor.rows(
+            """
+            SELECT EXISTS (SELECT 1 FROM \(unescaped: M0031WebhookReceipts.receipts) WHERE received_at <= \(instant))
+            """,
+            logger: self.logger
+        ) { try $0.decode(Bool.self) }.first ?? false
+    }
+
     func locations(deviceID: String, from start: Date, to end: Date) async throws -> [TripPoint] {
         try await self.executor.rows(
             Prepared(StoreStatements.TripLocations.self, deviceID, start, end),

@@ -61,6 +61,7 @@ struct DispatchTests {
             device: device, lat: 52.52 + metres / 111_000, lng: 13.405, at: ISO8601DateFormatter().string(from: date)
         )
         #expect(try await h.webhook([event]).status == 202)
+        try await h.webhooksApplied()
     }
 
     static func offers(_ h: RideHarness, _ token: String) async throws -> [String] {

@@ -73,7 +73,7 @@ struct LocationIngestTests {
         }
     }
 
-    @Test("positions apply as each delivery is stored, in the delivery's transaction: no function delivery for them")
+    @Test("positions apply a delivery at a time (applyWebhookDelivery), not an event at a time by onTripWebhook")
     func inOrderPerDevice() async throws {
         try await RideHarness.with(tracking: FakeTripTracking()) { h in
             let devices = try await Self.drivers(h, prefix: "LOC")
@@ -83,9 +83,12 @@ struct LocationIngestTests {
             let deliveries = 24
             for k in 0..<deliveries {
                 #expect(try await h.webhook(Self.delivery(k, devices: devices, start: start)).status == 202)
-                // Applied when the 202 is sent: no worker is waited for.
-                if k == 0 { try await Self.expectNewest(h, devices: devices, delivery: 0) }
+                if k == 0 {
+                    try await h.webhooksApplied()
+                    try await Self.expectNewest(h, devices: devices, delivery: 0)
+                }
             }
+            try await h.webhooksApplied()
             let total = deliveries * 4
             #expect(
                 try await DispatchTests.int(h, "SELECT count(*)::int FROM webhook_events WHERE processed_at IS NOT NULL")
@@ -97,7 +100,10 @@ struct LocationIngestTests {
             )
             var counts: [String: Int] = [:]
             for try await (outcome, count) in outcomes.decode((String?, Int).self) { counts[outcome ?? "-"] = count }
-            #expect(counts == ["applied: position": total])
+            // Deliveries apply side by side, not in the order sent: one applied after a newer one moves nobody.
+            #expect(counts.values.reduce(0, +) == total)
+            #expect(Set(counts.keys).isSubset(of: [ApplyWebhookDelivery.positionApplied, ApplyWebhookDelivery.positionIgnored]))
+            #expect(counts[ApplyWebhookDelivery.positionApplied, default: 0] >= 4, "\(counts)")
             try await Self.expectNewest(h, devices: devices, delivery: deliveries - 1)
             #expect(
                 try await DispatchTests.int(
@@ -127,7 +133,7 @@ struct LocationIngestTests {
         }
     }
 
-    @Test("device statuses apply at intake too: the newest per device, an older one ignored, no function delivery")
+    @Test("device statuses apply with their delivery too: the newest per device, an older one ignored, not by onTripWebhook")
     func deviceStatuses() async throws {
         @Sendable func status(_ device: String?, _ value: String?, at seconds: Double) -> JSONValue {
             var event: [String: JSONValue] = [
@@ -149,7 +155,10 @@ struct LocationIngestTests {
                     status(nil, "active", at: -5), status("NOT-A-DRIVER", "active", at: -5),
                 ]).status == 202
             )
+            // Applied before the next is sent: the outcomes below are in the deliveries' order.
+            try await h.webhooksApplied()
             #expect(try await h.webhook([status(devices[1], "active", at: -30)]).status == 202)
+            try await h.webhooksApplied()
             let states = try await h.client.query(
                 "SELECT device_id, device_status FROM users WHERE device_id = ANY(\(Array(devices[0...1])))",
                 logger: BackendHarness.logger
@@ -200,6 +209,7 @@ struct LocationIngestTests {
                 return statuses
             }
             #expect(statuses == Array(repeating: 202, count: deliveries))
+            try await h.webhooksApplied()
             try await Self.expectNewest(h, devices: devices, delivery: deliveries - 1)
             // Each event is recorded once, handled: applied, or ignored because a newer position had committed.
             #expect(
@@ -241,7 +251,8 @@ struct LocationIngestTests {
             }
             let reply = try await h.webhook(events)
             #expect(reply.status == 202)
-            #expect(reply.json["detail"] == "3 of 6 events stored")
+            #expect(reply.json["detail"] == "6 events received")
+            try await h.webhooksApplied()
             let stored = try await h.client.query(
                 "SELECT device_id FROM webhook_events WHERE type = 'location' ORDER BY device_id",
                 logger: BackendHarness.logger
@@ -261,7 +272,8 @@ struct LocationIngestTests {
             }
             // The same delivery again stores nothing new and moves nobody back.
             let again = try await h.webhook(events)
-            #expect(again.json["detail"] == "0 of 6 events stored")
+            #expect(again.json["detail"] == "6 events received")
+            try await h.webhooksApplied()
             #expect(try await DispatchTests.int(h, "SELECT count(*)::int FROM webhook_events") == 3)
         }
     }

@@ -84,6 +84,14 @@ struct RideHarness: Sendable {
         )
     }
 
+    /// Waits until the worker has applied every webhook delivery received so far (``ApplyWebhookDelivery``: the
+    /// endpoint's 202 means stored as received).
+    func webhooksApplied() async throws {
+        try await self.eventually("the webhook deliveries applied") {
+            try await DispatchTests.int(self, "SELECT count(*)::int FROM webhook_receipts") == 0
+        }
+    }
+
     /// Polls `condition` until it holds, for state the worker changes in the database (there is no event to await).
     /// The deadline is generous: under the full parallel suite on 2 cores a worker that drains a few hundred
     /// location events in seconds alone took over a minute (seen once in TripFlowTests).

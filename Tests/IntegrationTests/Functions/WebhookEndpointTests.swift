@@ -32,12 +32,16 @@ struct WebhookEndpointTests {
         signature: String?,
         messageID: String? = "msg-1",
         path: String = "/v1/hypertrack/webhooks",
-        headers extra: [(String, String)] = []
+        headers extra: [(String, String)] = [],
+        apply: Bool = true
     ) async throws -> APIClient.Reply {
         var headers: [(String, String)] = extra
         if let signature { headers.append(("x-hypertrack-signature", signature)) }
         if let messageID { headers.append(("x-amz-sns-message-id", messageID)) }
-        return try await h.api.send(.POST, path, headers: headers, rawBody: body)
+        let reply = try await h.api.send(.POST, path, headers: headers, rawBody: body)
+        // The worker's part (this harness runs none): the delivery applied, as it would be in a moment.
+        if apply { try await h.applyWebhooks() }
+        return reply
     }
 
     static func count(_ client: PostgresClient, _ query: PostgresQuery) async throws -> Int {
@@ -72,6 +76,57 @@ struct WebhookEndpointTests {
                 logger: BackendHarness.logger
             ).collect().map { try $0.decode(Int.self) }
             #expect(same == [2])
+        }
+    }
+
+    @Test("the 202 is the delivery stored as received; applyWebhookDelivery applies it, keeping what drives open then read")
+    func receivedThenApplied() async throws {
+        try await BackendHarness.with { h in
+            _ = try await h.api.driver("Dana", device: "RCPT")
+            try await h.client.query(
+                """
+                INSERT INTO order_legs (order_id, leg, device_id, trip_id, status, created_at)
+                VALUES (gen_random_uuid(), 'pickup', 'RCPT', 'RCPT-TRIP', 'active', now() - interval '10 minutes')
+                """,
+                logger: BackendHarness.logger
+            )
+            let body = Data(
+                """
+                [{"recorded_at": "\(ISO8601DateFormatter().string(from: Date()))", "device_id": "RCPT", "type": "location",
+                  "data": {"geometry": {"type": "Point", "coordinates": [13.41, 52.51]}}, "version": "2.0.0"}]
+                """.utf8
+            )
+            let signature = HMACWebhookSignatureVerifier.signature(for: body, secret: "whsec-test")
+            let reply = try await Self.post(h, body: body, signature: signature, messageID: "rcpt", apply: false)
+            #expect(reply.status == 202)
+            #expect(reply.json["detail"] == "1 event received")
+            // Stored as received, nothing applied: no inbox row, the driver not moved.
+            #expect(try await Self.count(h.client, "SELECT count(*)::int FROM webhook_receipts") == 1)
+            #expect(try await Self.count(h.client, "SELECT count(*)::int FROM webhook_receipt_bodies") == 1)
+            #expect(try await Self.inboxCount(h.client) == 0)
+            let moved: PostgresQuery = """
+                SELECT count(*)::int FROM driver_positions p JOIN users u ON u.id = p.driver_id
+                WHERE u.device_id = 'RCPT' AND p.lat = 52.51
+                """
+            #expect(try await Self.count(h.client, moved) == 0)
+            // The drive ends after the delivery was received and before it is applied: its location is the drive's.
+            try await h.client.query(
+                "UPDATE order_legs SET status = 'completed', completed_at = now() WHERE trip_id = 'RCPT-TRIP'",
+                logger: BackendHarness.logger
+            )
+            #expect(try await h.applyWebhooks() == 1)
+            #expect(try await Self.count(h.client, moved) == 1)
+            #expect(try await Self.count(h.client, "SELECT count(*)::int FROM webhook_receipts") == 0)
+            #expect(try await Self.count(h.client, "SELECT count(*)::int FROM webhook_receipt_bodies") == 0)
+            let kept: PostgresQuery = """
+                SELECT count(*)::int FROM webhook_events w JOIN order_legs l ON l.trip_id = 'RCPT-TRIP'
+                WHERE w.device_id = 'RCPT' AND w.outcome = 'applied: position' AND w.received_at < l.completed_at
+                """
+            #expect(try await Self.count(h.client, kept) == 1, "stored with the receipt's time, kept for the drive")
+            // Nothing is left to apply, and the same delivery again changes nothing.
+            #expect(try await h.applyWebhooks() == 0)
+            #expect(try await Self.post(h, body: body, signature: signature, messageID: "rcpt").status == 202)
+            #expect(try await Self.inboxCount(h.client) == 1)
         }
     }
 
@@ -157,7 +212,7 @@ struct WebhookEndpointTests {
             let signature = HMACWebhookSignatureVerifier.signature(for: body, secret: "whsec-test")
             let reply = try await Self.post(h, body: body, signature: signature)
             #expect(reply.status == 202)
-            #expect(reply.json["detail"] == "1 of 1 events stored, 3 rejected")
+            #expect(reply.json["detail"] == "1 event received, 3 rejected")
             #expect(try await Self.inboxCount(h.client) == 1)
             let reasons = try await h.client.query(
                 "SELECT event_index, reason FROM webhook_rejections ORDER BY event_index", logger: BackendHarness.logger
@@ -182,7 +237,7 @@ struct WebhookEndpointTests {
             let signature = HMACWebhookSignatureVerifier.signature(for: body, secret: "whsec-test")
             let reply = try await Self.post(h, body: body, signature: signature)
             #expect(reply.status == 202)
-            #expect(reply.json["detail"] == "1 of 1 events stored, 1 rejected")
+            #expect(reply.json["detail"] == "1 event received, 1 rejected")
             let stored = try await h.client.query(
                 "SELECT event_index, payload ->> 'device_id' FROM webhook_events", logger: BackendHarness.logger
             ).collect().map { try $0.decode((Int, String).self) }
@@ -215,7 +270,7 @@ struct WebhookEndpointTests {
             let signature = HMACWebhookSignatureVerifier.signature(for: body, secret: "whsec-test")
             let reply = try await Self.post(h, body: body, signature: signature)
             #expect(reply.status == 202)
-            #expect(reply.json["detail"] == "300 of 300 events stored")
+            #expect(reply.json["detail"] == "300 events received")
             #expect(try await Self.inboxCount(h.client) == 300)
             // The bound is still there, with a problem body, and nothing of the refused delivery is stored.
             let huge = Data(repeating: UInt8(ascii: " "), count: 33 * 1024 * 1024)
@@ -230,10 +285,10 @@ struct WebhookEndpointTests {
     func replayUnderNewID() async throws {
         try await BackendHarness.with { h in
             let signature = HMACWebhookSignatureVerifier.signature(for: Self.body, secret: "whsec-test")
-            #expect(try await Self.post(h, signature: signature, messageID: "first").json["detail"] == "2 of 2 events stored")
+            #expect(try await Self.post(h, signature: signature, messageID: "first").json["detail"] == "2 events received")
             let replay = try await Self.post(h, signature: signature, messageID: "replayed-under-a-new-id")
             #expect(replay.status == 202)
-            #expect(replay.json["detail"] == "0 of 2 events stored")
+            #expect(replay.json["detail"] == "2 events received")
             #expect(try await Self.inboxCount(h.client) == 2)
         }
     }
@@ -250,7 +305,7 @@ struct WebhookEndpointTests {
     func contentIDs() async throws {
         try await BackendHarness.with { h in
             let signature = HMACWebhookSignatureVerifier.signature(for: Self.body, secret: "whsec-test")
-            #expect(try await Self.post(h, signature: signature).json["detail"] == "2 of 2 events stored")
+            #expect(try await Self.post(h, signature: signature).json["detail"] == "2 events received")
             let same = try await Self.count(
                 h.client,
                 PostgresQuery(

@@ -116,7 +116,7 @@ struct WebhookStatementPlanTests {
         let delivery = "[" + events.joined(separator: ",") + "]"
         return WebhookStatements.Inbox(
             elements: delivery, messageID: "plan", events: delivery, applied: Array(0..<drivers.count),
-            locationDevices: drivers.map { "PLAN-\($0)" }
+            locationDevices: drivers.map { "PLAN-\($0)" }, receivedAt: Date()
         )
     }
 
@@ -235,9 +235,10 @@ struct WebhookStatementPlanTests {
         let arguments = [
             literal(inbox.elements), literal(inbox.messageID), literal(inbox.events),
             "ARRAY[" + inbox.applied.map(String.init).joined(separator: ",") + "]::int8[]",
-            literal(APIStore.positionApplied), literal(APIStore.positionIgnored), literal(APIStore.statusIncomplete),
-            literal(APIStore.statusIgnored),
+            literal(ApplyWebhookDelivery.positionApplied), literal(ApplyWebhookDelivery.positionIgnored),
+            literal(ApplyWebhookDelivery.statusIncomplete), literal(ApplyWebhookDelivery.statusIgnored),
             "ARRAY[" + inbox.locationDevices.map(literal).joined(separator: ",") + "]::text[]",
+            "now()",
         ]
         return "EXECUTE inbox(" + arguments.joined(separator: ", ") + ")"
     }

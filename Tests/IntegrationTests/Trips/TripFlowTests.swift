@@ -67,12 +67,7 @@ struct TripFlowTests {
                 let reply = try await h.webhook(Array(locations[start..<min(start + 100, locations.count)]))
                 #expect(reply.status == 202)
             }
-            try await h.eventually("the locations are handled") {
-                try await h.client.query(
-                    "SELECT count(*)::bigint FROM webhook_events WHERE type = 'location' AND processed_at IS NULL",
-                    logger: BackendHarness.logger
-                ).decode(Int64.self).reduce(0, +) == 0
-            }
+            try await h.webhooksApplied()
             try await h.webhook([RideHarness.tripEvent("destination_arrival", trip: dropoffTrip)])
             try await h.eventually("REACHED_DROPOFF") {
                 try await h.order(order, token: rider)["status"] == "REACHED_DROPOFF"
@@ -157,12 +152,7 @@ struct TripFlowTests {
             for start in stride(from: 0, to: locations.count, by: 100) {
                 #expect(try await h.webhook(Array(locations[start..<min(start + 100, locations.count)])).status == 202)
             }
-            try await h.eventually("the locations are handled") {
-                try await h.client.query(
-                    "SELECT count(*)::bigint FROM webhook_events WHERE type = 'location' AND processed_at IS NULL",
-                    logger: BackendHarness.logger
-                ).decode(Int64.self).reduce(0, +) == 0
-            }
+            try await h.webhooksApplied()
             try await h.webhook([RideHarness.tripEvent("destination_arrival", trip: dropoffTrip)])
             try await h.eventually("REACHED_DROPOFF") {
                 try await h.order(order, token: rider)["status"] == "REACHED_DROPOFF"
