@@ -56,7 +56,9 @@ public struct ApplyWebhookDelivery: TriggerFunction {
         let inserted = try await Self.apply(receipt: receipt.id, on: connection, logger: context.logger)
         context.logger.debug(
             "webhook delivery applied",
-            metadata: ["webhook.receipt": "\(receipt.id)", "webhook.new_events": "\(inserted.map { "\($0)" } ?? "gone")"]
+            metadata: [
+                "webhook.receipt": "\(receipt.id)", "webhook.new_events": "\(inserted.map { "\($0)" } ?? "gone")",
+            ]
         )
     }
 
@@ -83,28 +85,77 @@ public struct ApplyWebhookDelivery: TriggerFunction {
     /// Applies a receipt on `connection`, inside its open transaction, and deletes it.
     /// - Returns: How many inbox rows were new; `nil` when the receipt is gone (applied already).
     static func apply(receipt id: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Int? {
-        guard let receipt = try await connection.rows(WebhookStatements.ReceiptToApply(id: id), logger: logger).first
+        guard let delivery = try await connection.rows(WebhookStatements.ReceiptToApply(id: id), logger: logger).first
         else { return nil }
-        try await connection.query(WebhookStatements.settings, logger: logger)
-        var applied: [Int] = []
-        if receipt.hasStatuses {
-            applied += try await connection.rows(WebhookStatements.DeviceStatuses(events: receipt.events), logger: logger)
-        }
-        if !receipt.devices.isEmpty {
-            applied += try await connection.rows(WebhookStatements.Positions(events: receipt.events), logger: logger)
-        }
-        let inserted = try await connection.rows(
-            WebhookStatements.Inbox(
-                elements: receipt.elements, messageID: receipt.messageID, events: receipt.events, applied: applied,
-                locationDevices: receipt.devices, receivedAt: receipt.receivedAt
-            ),
-            logger: logger
-        ).count
+        let inserted = try await Self.apply(delivery, on: connection, logger: logger)
         try await connection.count(
             "DELETE FROM \(unescaped: M0031WebhookReceipts.receipts) WHERE id = \(id)",
             logger: logger
         )
         return inserted
+    }
+
+    /// Applies a delivery on `connection`, inside its open transaction: the worker's receipt, or the request's own
+    /// delivery (``Backend/Configuration/Webhook/Apply/request``).
+    /// - Returns: How many inbox rows were new.
+    static func apply(_ delivery: ReceivedDelivery, on connection: PostgresConnection, logger: Logger) async throws
+        -> Int
+    {
+        try await connection.query(WebhookStatements.settings, logger: logger)
+        var applied: [Int] = []
+        if delivery.hasStatuses {
+            applied += try await connection.rows(
+                WebhookStatements.DeviceStatuses(events: delivery.events),
+                logger: logger
+            )
+        }
+        if !delivery.devices.isEmpty {
+            applied += try await connection.rows(WebhookStatements.Positions(events: delivery.events), logger: logger)
+        }
+        return try await connection.rows(
+            WebhookStatements.Inbox(
+                elements: delivery.elements, messageID: delivery.messageID, events: delivery.events, applied: applied,
+                locationDevices: delivery.devices, receivedAt: delivery.receivedAt
+            ),
+            logger: logger
+        ).count
+    }
+}
+
+/// A delivery's usable events as the intake hands them to PostgreSQL (a receipt's columns).
+struct ReceivedDelivery: Sendable {
+    var messageID: String
+    /// When it was received; `nil`: now (the request applies it as it is received).
+    var receivedAt: Date?
+    /// The delivery's events as sent (a JSON array), for each inbox row's payload.
+    var elements: String
+    /// The usable events as ``InboxEvent``s (a JSON array).
+    var events: String
+    /// The devices of its location events, each once.
+    var devices: [String]
+    /// Whether it holds a `device_status` event.
+    var hasStatuses: Bool
+
+    /// The usable events of `intake`; `nil` when it has none.
+    init?(messageID: String, intake: WebhookIntake) throws {
+        guard !intake.events.isEmpty else { return nil }
+        self.messageID = messageID
+        self.receivedAt = nil
+        self.elements = intake.elements
+        self.events = String(decoding: try JSONEncoder().encode(intake.events), as: UTF8.self)
+        self.devices = Array(Set(intake.events.compactMap { $0.type == "location" ? $0.deviceID : nil }))
+        self.hasStatuses = intake.events.contains { $0.type == "device_status" }
+    }
+
+    init(
+        messageID: String, receivedAt: Date?, elements: String, events: String, devices: [String], hasStatuses: Bool
+    ) {
+        self.messageID = messageID
+        self.receivedAt = receivedAt
+        self.elements = elements
+        self.events = events
+        self.devices = devices
+        self.hasStatuses = hasStatuses
     }
 }
 

@@ -161,6 +161,23 @@ extension Backend {
             public var confirmSubscriptions: Bool
             /// How long processed location events and rejected events stay in the inbox. Default 7 days.
             public var retention: Duration
+            /// Where a delivery's events are applied. Default ``Apply/request``.
+            public var apply: Apply
+
+            /// Where a delivery's events are applied (its device statuses and positions, its inbox rows).
+            ///
+            /// Measured in the 10,000-driver city (BENCHMARKS.md, 27th, 28th and 34th sessions), whose emulator, as
+            /// HyperTrack may, keeps one delivery in flight: applied in the worker, the acknowledgement is about
+            /// half (p50 37 ms, p99 0.4 s against 80 ms and 0.6 s), the city runs faster (1,540 location events a
+            /// second against 1,040-1,180), and the rides' functions then lag by seconds on this 2-core machine
+            /// (arrival → `REACHED_*` p99 12 s against 0.8-3 s). So the request applies them unless told otherwise.
+            public enum Apply: String, Sendable, CaseIterable {
+                /// In the request, before the 202: the acknowledgement is the whole intake.
+                case request
+                /// By ``ApplyWebhookDelivery`` in the worker: the 202 is the delivery stored as received
+                /// (``M0031WebhookReceipts``).
+                case worker
+            }
 
             /// Creates webhook settings.
             public init(
@@ -168,13 +185,15 @@ extension Backend {
                 secret: String? = nil,
                 acceptUnsigned: Bool = false,
                 confirmSubscriptions: Bool = false,
-                retention: Duration = .seconds(7 * 86_400)
+                retention: Duration = .seconds(7 * 86_400),
+                apply: Apply = .request
             ) {
                 self.pathSecrets = pathSecrets
                 self.secret = secret
                 self.acceptUnsigned = acceptUnsigned
                 self.confirmSubscriptions = confirmSubscriptions
                 self.retention = retention
+                self.apply = apply
             }
         }
 

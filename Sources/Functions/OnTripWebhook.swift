@@ -10,11 +10,11 @@ import TriggerRuntime
 ///   moves an order backwards (or forwards from the wrong leg).
 /// - `trip`/`completed`: stores the leg's summary (from the event, or read from HyperTrack when the event has
 ///   none); once the dropoff leg has one and the order is `COMPLETED`, the order gets its summary and fare.
-/// - `location`: moves the device's driver, unless a newer position is recorded. The intake applies location events
-///   itself and the trigger skips them; this handles one stored before that (or fired by hand).
+/// - `location`: moves the device's driver, unless a newer position is recorded. ``ApplyWebhookDelivery`` applies
+///   location events itself and the trigger skips them; this handles one stored before that (or fired by hand).
 /// - `device_status`: records whether the device is tracking (`active`) or not (`inactive`, `disconnected`);
-///   dispatch offers orders only to tracking drivers. The intake applies these too and the trigger skips them; as
-///   for locations, this handles one stored before that (or fired by hand).
+///   dispatch offers orders only to tracking drivers. ``ApplyWebhookDelivery`` applies these too and the trigger
+///   skips them; as for locations, this handles one stored before that (or fired by hand).
 /// - An arrival or completion for a trip the backend does not know yet (HyperTrack can report an arrival before the
 ///   transaction that recorded the trip commits) waits: a ``ReplayWebhookEvent`` timer handles the event again,
 ///   after 1, 2, 4 … up to 60 s, for ``waitingWindow``; only then is it ignored (and the reconciler still asks
@@ -25,10 +25,9 @@ import TriggerRuntime
 public struct OnTripWebhook: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "onTripWebhook"
-    /// Fires on inbox inserts but location and device status events, which the webhook intake applies as it stores
-    /// them (see
-    /// `APIStore.storeWebhook`: a delivery per position was the worker's ceiling under a city's load); a device's
-    /// status events are one document (handled one at a time, in order), a trip's events another (see
+    /// Fires on inbox inserts but location and device status events, which ``ApplyWebhookDelivery`` applies a
+    /// delivery at a time as it stores them (a delivery per position was the worker's ceiling under a city's load);
+    /// a device's status events are one document (handled one at a time, in order), a trip's events another (see
     /// ``M0014WebhookOrdering``: keyed by row, two lanes deadlocked on `driver_positions`). A filter on the values
     /// of `type`, so the capture trigger's `WHEN` skips those rows before any call (see `ValueFilter`).
     public static var trigger: Trigger {

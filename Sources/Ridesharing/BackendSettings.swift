@@ -79,7 +79,8 @@ struct BackendSettings: Sendable {
             secret: try settings.optionalString(.hyperTrackWebhookSecret).flatMap { $0.isEmpty ? nil : $0 },
             acceptUnsigned: try settings.boolean(.hyperTrackAcceptUnsigned),
             confirmSubscriptions: try settings.boolean(.hyperTrackConfirmSubscriptions),
-            retention: .seconds(86_400 * (try settings.integer(.webhookRetentionDays)))
+            retention: .seconds(86_400 * (try settings.integer(.webhookRetentionDays))),
+            apply: Backend.Configuration.Webhook.Apply(rawValue: try settings.choice(.webhookApply)) ?? .request
         )
         backend.auth = try Self.auth(settings)
         backend.events = .init(

@@ -39,6 +39,13 @@ extension Setting {
         group: .backend,
         "Confirm AWS SNS subscription requests (an https `amazonaws.com` SubscribeURL); off: the URL is logged."
     )
+    static let webhookApply = Setting(
+        "webhooks.apply", "WEBHOOKS_APPLY", default: .value("request"), .choice(["request", "worker"]),
+        group: .backend,
+        "Where a webhook delivery's events are applied: in the request before its 202, or by the worker after it.",
+        detail: "`worker` answers HyperTrack sooner (the 202 is the delivery stored as received) and moves that work "
+            + "to the worker's `applyWebhookDelivery`; BENCHMARKS.md measures both."
+    )
     static let webhookRetentionDays = Setting(
         "webhooks.retentionDays", "WEBHOOKS_RETENTION_DAYS", default: .value("7"), .integer(1...3650),
         group: .backend, "Days processed location events (those of drivers on a ride: an idle driver's are applied, not stored) and rejected events stay in the webhook inbox."
@@ -193,7 +200,7 @@ extension Setting {
     static let backend: [Setting] = [
         .hyperTrackAccountID, .hyperTrackSecretKey, .hyperTrackBaseURL, .hyperTrackTimeout,
         .hyperTrackWebhookPathSecrets, .hyperTrackWebhookSecret, .hyperTrackAcceptUnsigned,
-        .hyperTrackConfirmSubscriptions, .webhookRetentionDays,
+        .hyperTrackConfirmSubscriptions, .webhookApply, .webhookRetentionDays,
         .httpHost, .httpPort, .metricsPort, .tripDestinationRadius, .dispatchRadius, .dispatchRadiusStep,
         .dispatchMaxRadius,
         .dispatchOfferCount, .dispatchOfferTTL, .dispatchAcceptGrace,

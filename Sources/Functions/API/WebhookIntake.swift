@@ -173,7 +173,7 @@ struct WebhookRejection: Sendable, Hashable {
 }
 
 /// One event of a webhook delivery, normalised for the inbox; encoded as the row `jsonb_to_recordset` reads in
-/// ``APIStore/storeWebhook(messageID:intake:)`` (its payload, the event as sent, comes from
+/// ``WebhookStatements/Inbox`` (its payload, the event as sent, comes from
 /// ``WebhookIntake/elements`` by ``index``).
 struct InboxEvent: Sendable, Hashable, Encodable {
     var index: Int

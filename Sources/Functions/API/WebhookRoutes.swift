@@ -6,9 +6,9 @@ import HyperTrackAPI
 import Logging
 
 /// `POST /v1/hypertrack/webhooks/{secret}` (and `/v1/hypertrack/webhooks` when no path secret is configured):
-/// authenticates the delivery (``WebhookAuthentication``), stores its usable events as received and records the
-/// rest as rejected (``WebhookIntake``), and answers 202 at once; `applyWebhookDelivery` applies the events and
-/// fills the inbox, and `onTripWebhook` handles the trip events there.
+/// authenticates the delivery (``WebhookAuthentication``), applies its usable events (or stores them as received
+/// for the worker's `applyWebhookDelivery`: ``Backend/Configuration/Webhook/Apply``) and records the rest as rejected
+/// (``WebhookIntake``), and answers 202; `onTripWebhook` handles the trip events in the inbox.
 ///
 /// - 401: not authentic; nothing is stored.
 /// - 400: no `x-amz-sns-message-id` (nothing to deduplicate by); nothing is stored.
@@ -19,6 +19,7 @@ struct WebhookRoutes: Sendable {
     let store: APIStore
     let authentication: WebhookAuthentication
     let confirmSubscriptions: Bool
+    let apply: Backend.Configuration.Webhook.Apply
     let logger: Logger
 
     init(store: APIStore, configuration: Backend.Configuration.Webhook, logger: Logger) {
@@ -26,6 +27,7 @@ struct WebhookRoutes: Sendable {
         self.logger = logger
         self.authentication = WebhookAuthentication(configuration: configuration, logger: logger)
         self.confirmSubscriptions = configuration.confirmSubscriptions
+        self.apply = configuration.apply
     }
 
     /// The largest delivery read (413 above it). HyperTrack documents no batch size, and a 4xx is a delivery lost
@@ -65,7 +67,7 @@ struct WebhookRoutes: Sendable {
             throw APIProblem.badRequest("x-amz-sns-message-id: the header is required")
         }
         let intake = WebhookIntake(body: body)
-        try await self.store.storeWebhook(messageID: messageID, intake: intake)
+        try await self.store.storeWebhook(messageID: messageID, intake: intake, apply: self.apply)
         if !intake.rejections.isEmpty {
             self.logger.warning(
                 "webhook events rejected",

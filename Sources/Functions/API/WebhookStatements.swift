@@ -1,7 +1,8 @@
 import Foundation
 import PostgresNIO
 
-/// The intake's three statements (``APIStore/storeWebhook(messageID:intake:)``), prepared once per pooled connection.
+/// The intake's statements, prepared once per pooled connection: the receipt the API writes
+/// (``APIStore/storeWebhook(messageID:intake:)``) and the three that ``ApplyWebhookDelivery`` applies it with.
 ///
 /// **Why.** Sent unnamed, each delivery's statements were parsed and planned anew: in the 22nd session's 10-minute
 /// city (`pg_stat_statements` with `track_planning`) the inbox insert planned for 7.1 ms, the position upsert for
@@ -40,26 +41,18 @@ enum WebhookStatements {
         static let bindingDataTypes: [PostgresDataType] = [.text, .int8, .text, .text, .textArray, .bool]
         typealias Row = Int64
 
-        var messageID: String
+        var delivery: ReceivedDelivery
         /// How many usable events the delivery holds.
         var eventCount: Int
-        /// The delivery's events as sent (a JSON array).
-        var elements: String
-        /// The usable events as ``InboxEvent``s (a JSON array).
-        var events: String
-        /// The devices of the delivery's location events, each once.
-        var locationDevices: [String]
-        /// Whether it holds a `device_status` event.
-        var hasStatuses: Bool
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 6)
-            bindings.append(self.messageID)
+            bindings.append(self.delivery.messageID)
             bindings.append(self.eventCount)
-            bindings.append(self.elements)
-            bindings.append(self.events)
-            bindings.append(self.locationDevices)
-            bindings.append(self.hasStatuses)
+            bindings.append(self.delivery.elements)
+            bindings.append(self.delivery.events)
+            bindings.append(self.delivery.devices)
+            bindings.append(self.delivery.hasStatuses)
             return bindings
         }
 
@@ -77,9 +70,7 @@ enum WebhookStatements {
             FOR UPDATE OF r
             """
         static let bindingDataTypes: [PostgresDataType] = [.int8]
-        typealias Row = (
-            messageID: String, receivedAt: Date, elements: String, events: String, devices: [String], hasStatuses: Bool
-        )
+        typealias Row = ReceivedDelivery
 
         var id: Int64
 
@@ -90,7 +81,13 @@ enum WebhookStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
-            try row.decode((String, Date, String, String, [String], Bool).self)
+            let (messageID, receivedAt, elements, events, devices, hasStatuses) = try row.decode(
+                (String, Date, String, String, [String], Bool).self
+            )
+            return ReceivedDelivery(
+                messageID: messageID, receivedAt: receivedAt, elements: elements, events: events, devices: devices,
+                hasStatuses: hasStatuses
+            )
         }
     }
 
@@ -193,7 +190,9 @@ enum WebhookStatements {
     struct Inbox: PostgresPreparedStatement {
         static let name = "functions_webhook_inbox_v7"
         static let sql = """
-            WITH kept AS MATERIALIZED (SELECT \(M0031WebhookReceipts.deviceFunctionAt)($9::text[], $10) AS device_id)
+            WITH kept AS MATERIALIZED (
+                SELECT \(M0031WebhookReceipts.deviceFunctionAt)($9::text[], coalesce($10, now())) AS device_id
+            )
             INSERT INTO webhook_events (message_id, event_index, type, value, device_id, trip_id, latitude,
                                         longitude, recorded_at, summary, payload, content_id,
                                         ordering_key, outcome, processed_at, received_at)
@@ -217,7 +216,7 @@ enum WebhookStatements {
                                 ELSE $8 END
                    END,
                    CASE WHEN e.type IN ('location', 'device_status') THEN now() END,
-                   $10
+                   coalesce($10, now())
             FROM jsonb_to_recordset($3::jsonb) AS e(
                 event_index int, type text, value text, device_id text, trip_id text, latitude float8,
                 longitude float8, recorded_at float8, summary jsonb, content_id uuid)
@@ -241,9 +240,9 @@ enum WebhookStatements {
         var applied: [Int]
         /// The devices of the delivery's location events, each once.
         var locationDevices: [String]
-        /// When the delivery was received (its receipt's time): the rows' `received_at`, and the instant a location
-        /// is kept for (a drive open then reads it).
-        var receivedAt: Date
+        /// When the delivery was received (its receipt's time; `nil`: now): the rows' `received_at`, and the instant
+        /// a location is kept for (a drive open then reads it).
+        var receivedAt: Date?
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 10)

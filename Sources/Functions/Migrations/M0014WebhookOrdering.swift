@@ -14,7 +14,7 @@ import TriggerRuntime
 /// - `trip:<trip_id>` for the other events that name a trip (an arrival is handled before its trip's completion),
 /// - `event:<message id>:<index>` for the rest (its own document).
 ///
-/// The webhook endpoint writes the key (``APIStore/storeWebhook(messageID:intake:)``); a plain nullable column, so
+/// The webhook intake writes the key (``WebhookStatements/Inbox``); a plain nullable column, so
 /// adding it does not rewrite a large inbox, and `NOT VALID` so the check is enforced on new rows without scanning
 /// the old ones (already handled).
 enum M0014WebhookOrdering {

@@ -36,7 +36,8 @@ struct AnalyzeTripWaitTests {
 
     @Test("a delivery received before the drive ended and not applied: retried until it is, the last attempt goes on")
     func waitsForReceipts() async throws {
-        try await BackendHarness.with { h in
+        let configuration = Backend.Configuration(webhook: .init(secret: "whsec-test", apply: .worker))
+        try await BackendHarness.with(configuration: configuration) { h in
             _ = try await h.api.driver("Dana", device: "WAIT")
             let legID = UUID()
             try await h.client.query(

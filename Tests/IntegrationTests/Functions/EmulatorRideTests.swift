@@ -18,9 +18,12 @@ import TriggerRuntime
 struct EmulatorRideTests {
     static let secret = "whsec-emulator"
 
-    @Test("register, book, offer, accept, drive, arrive, start, drive, arrive, complete, summary and fare")
-    func ride() async throws {
-        try await Self.withEmulatorBackend(Backend.Configuration(webhook: .init(secret: Self.secret))) {
+    @Test(
+        "register, book, offer, accept, drive, arrive, start, drive, arrive, complete, summary and fare",
+        arguments: Backend.Configuration.Webhook.Apply.allCases
+    )
+    func ride(apply: Backend.Configuration.Webhook.Apply) async throws {
+        try await Self.withEmulatorBackend(Backend.Configuration(webhook: .init(secret: Self.secret, apply: apply))) {
             harness,
             emulator,
             tracking in

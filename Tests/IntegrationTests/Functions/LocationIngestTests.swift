@@ -73,9 +73,14 @@ struct LocationIngestTests {
         }
     }
 
-    @Test("positions apply a delivery at a time (applyWebhookDelivery), not an event at a time by onTripWebhook")
-    func inOrderPerDevice() async throws {
-        try await RideHarness.with(tracking: FakeTripTracking()) { h in
+    @Test(
+        "positions apply a delivery at a time (in the request, or by applyWebhookDelivery), not an event at a time by onTripWebhook",
+        arguments: Backend.Configuration.Webhook.Apply.allCases
+    )
+    func inOrderPerDevice(apply: Backend.Configuration.Webhook.Apply) async throws {
+        var configuration = RideHarness.configuration
+        configuration.webhook.apply = apply
+        try await RideHarness.with(tracking: FakeTripTracking(), configuration: configuration) { h in
             let devices = try await Self.drivers(h, prefix: "LOC")
             // Half of them on a drive: only their locations are stored; every driver moves.
             try await Self.legs(h, devices: Array(devices.prefix(4)))
@@ -100,7 +105,9 @@ struct LocationIngestTests {
             )
             var counts: [String: Int] = [:]
             for try await (outcome, count) in outcomes.decode((String?, Int).self) { counts[outcome ?? "-"] = count }
-            // Deliveries apply side by side, not in the order sent: one applied after a newer one moves nobody.
+            // In the request, each delivery applies before the next is sent; in the worker they apply side by side,
+            // not in the order sent, and one applied after a newer one moves nobody.
+            if apply == .request { #expect(counts == [ApplyWebhookDelivery.positionApplied: total]) }
             #expect(counts.values.reduce(0, +) == total)
             #expect(Set(counts.keys).isSubset(of: [ApplyWebhookDelivery.positionApplied, ApplyWebhookDelivery.positionIgnored]))
             #expect(counts[ApplyWebhookDelivery.positionApplied, default: 0] >= 4, "\(counts)")

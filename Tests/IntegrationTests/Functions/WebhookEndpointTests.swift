@@ -79,9 +79,10 @@ struct WebhookEndpointTests {
         }
     }
 
-    @Test("the 202 is the delivery stored as received; applyWebhookDelivery applies it, keeping what drives open then read")
+    @Test("applied by the worker: the 202 is the delivery stored as received; applyWebhookDelivery applies it, keeping what drives open then read")
     func receivedThenApplied() async throws {
-        try await BackendHarness.with { h in
+        let configuration = Backend.Configuration(webhook: .init(secret: "whsec-test", apply: .worker))
+        try await BackendHarness.with(configuration: configuration) { h in
             _ = try await h.api.driver("Dana", device: "RCPT")
             try await h.client.query(
                 """
