@@ -11,8 +11,10 @@ import TriggerRuntime
 /// receipt deleted. A receipt already applied (gone) is nothing to do. The statements are prepared once per
 /// connection (``WebhookStatements``).
 ///
-/// **Why one function a delivery.** Until the 34th session the API did this in the request, before its answer:
-/// the acknowledgement was 65-80 ms p50 and 600 ms p99 under the 10,000-driver city (issue 19 asks 50 ms p99).
+/// **When.** With `WEBHOOKS_APPLY=worker` (``Backend/Configuration/Webhook/Apply/worker``); by default the request
+/// applies its delivery itself, with ``apply(_:on:logger:)``, before its answer: 65-80 ms p50 and 600 ms p99 under
+/// the 10,000-driver city, where issue 19 asks 50 ms p99. Applied here, the answer is about half that and the city
+/// runs faster, and the rides' functions lag by seconds on a 2-core machine (BENCHMARKS.md, 34th session).
 ///
 /// **Positions and device statuses are applied set-based, a delivery at a time, not by `onTripWebhook`.** Location
 /// events are nearly all of HyperTrack's traffic (every online driver every few seconds); handled by
@@ -135,27 +137,21 @@ struct ReceivedDelivery: Sendable {
     var devices: [String]
     /// Whether it holds a `device_status` event.
     var hasStatuses: Bool
+}
 
-    /// The usable events of `intake`; `nil` when it has none.
+extension ReceivedDelivery {
+    /// The usable events of `intake`; `nil` when it has none. (In an extension, so the memberwise initialiser, which
+    /// a receipt read back uses, stays synthesized.)
     init?(messageID: String, intake: WebhookIntake) throws {
         guard !intake.events.isEmpty else { return nil }
-        self.messageID = messageID
-        self.receivedAt = nil
-        self.elements = intake.elements
-        self.events = String(decoding: try JSONEncoder().encode(intake.events), as: UTF8.self)
-        self.devices = Array(Set(intake.events.compactMap { $0.type == "location" ? $0.deviceID : nil }))
-        self.hasStatuses = intake.events.contains { $0.type == "device_status" }
-    }
-
-    init(
-        messageID: String, receivedAt: Date?, elements: String, events: String, devices: [String], hasStatuses: Bool
-    ) {
-        self.messageID = messageID
-        self.receivedAt = receivedAt
-        self.elements = elements
-        self.events = events
-        self.devices = devices
-        self.hasStatuses = hasStatuses
+        self.init(
+            messageID: messageID,
+            receivedAt: nil,
+            elements: intake.elements,
+            events: String(decoding: try JSONEncoder().encode(intake.events), as: UTF8.self),
+            devices: Array(Set(intake.events.compactMap { $0.type == "location" ? $0.deviceID : nil })),
+            hasStatuses: intake.events.contains { $0.type == "device_status" }
+        )
     }
 }
 

@@ -1,13 +1,15 @@
 import TriggerRuntime
 
-/// A webhook delivery is acknowledged once it is stored as received; `applyWebhookDelivery` applies it after.
+/// A webhook delivery can be acknowledged once it is stored as received; `applyWebhookDelivery` applies it after.
 ///
 /// **Why.** The acknowledgement was the intake's whole PostgreSQL work in one transaction: the device statuses and
 /// positions applied, the kept events into the inbox (``WebhookStatements``). About 30 ms for a delivery of 434
 /// locations on an idle machine and 65-80 ms p50, 600 ms p99 under the 10,000-driver city (33rd session,
 /// BENCHMARKS.md), against issue 19's 50 ms p99; every part of it had been made cheaper and none was left that
-/// could take the rest. HyperTrack's sender waits for each answer, so the sum of acknowledgements paced the intake.
-/// Now the request writes one receipt (``receipts``, small, captured by the runtime) and its body (``bodies``, the
+/// could take the rest. The emulator's sender (as HyperTrack's may) waits for each answer, so the sum of
+/// acknowledgements paced the intake.
+/// With `WEBHOOKS_APPLY=worker` (not the default: the rides' functions then lag, BENCHMARKS.md, 34th session) the
+/// request writes one receipt (``receipts``, small, captured by the runtime) and its body (``bodies``, the
 /// delivery's text, not captured: the capture copies a row into the runtime's queue, and a body is up to 32 MiB),
 /// and ``ApplyWebhookDelivery`` applies it in the worker with the runtime's retries: a receipt is applied once,
 /// or dead-lettered where an operator sees it, never dropped.
