@@ -14,7 +14,8 @@ import TriggerRuntime
 /// **When.** With `WEBHOOKS_APPLY=worker` (``Backend/Configuration/Webhook/Apply/worker``); by default the request
 /// applies its delivery itself, with ``apply(_:on:logger:)``, before its answer: 65-80 ms p50 and 600 ms p99 under
 /// the 10,000-driver city, where issue 19 asks 50 ms p99. Applied here, the answer is about half that and the city
-/// runs faster, and the rides' functions lag by seconds on a 2-core machine (BENCHMARKS.md, 34th session).
+/// runs faster; with the worker's eight lanes the rides' functions then waited seconds to be claimed on a 2-core
+/// machine, with sixteen they kept up (BENCHMARKS.md, 34th and 35th sessions).
 ///
 /// **Positions and device statuses are applied set-based, a delivery at a time, not by `onTripWebhook`.** Location
 /// events are nearly all of HyperTrack's traffic (every online driver every few seconds); handled by

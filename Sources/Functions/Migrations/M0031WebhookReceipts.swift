@@ -8,7 +8,7 @@ import TriggerRuntime
 /// BENCHMARKS.md), against issue 19's 50 ms p99; every part of it had been made cheaper and none was left that
 /// could take the rest. The emulator's sender (as HyperTrack's may) waits for each answer, so the sum of
 /// acknowledgements paced the intake.
-/// With `WEBHOOKS_APPLY=worker` (not the default: the rides' functions then lag, BENCHMARKS.md, 34th session) the
+/// With `WEBHOOKS_APPLY=worker` (not the default; it needs 16 worker lanes, BENCHMARKS.md, 34th-35th sessions) the
 /// request writes one receipt (``receipts``, small, captured by the runtime) and its body (``bodies``, the
 /// delivery's text, not captured: the capture copies a row into the runtime's queue, and a body is up to 32 MiB),
 /// and ``ApplyWebhookDelivery`` applies it in the worker with the runtime's retries: a receipt is applied once,
