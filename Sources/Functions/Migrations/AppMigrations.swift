@@ -34,5 +34,6 @@ enum AppMigrations {
         M0029DeviceDriveEnds.migration,
         M0030UnverifiedPhones.migration,
         M0031WebhookReceipts.migration,
+        M0032DocumentStatistics.migration,
     ]
 }
