@@ -97,12 +97,15 @@ public struct CitySimulation: Sendable {
 
     func runWithClient() async throws -> Report {
         // The apps' requests on a pool of their own: the shared client's 8 connections per host would queue a
-        // city's requests behind each other and measure the queue, not the API.
+        // city's requests behind each other and measure the queue, not the API. A connection that cannot be made
+        // fails the requests waiting for one, and each app retries on its own clock (`persistently`, or its next
+        // event), not on the pool's shared back-off: see `EventStreamClient.init`.
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(
             idleTimeout: .seconds(60),
             concurrentHTTP1ConnectionsPerHostSoftLimit: self.configuration.apiConnections
         )
+        configuration.connectionPool.retryConnectionEstablishment = false
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             let report = try await self.run(http: http)

@@ -11,6 +11,15 @@ struct EventStreamClient: Sendable {
     let http: HTTPClient
 
     /// A client that holds up to `streams` connections to the API at once.
+    ///
+    /// A connection that cannot be made fails its request at once (`retryConnectionEstablishment` off): the driver
+    /// waits its own jittered back-off and asks again (``CitySimulation/receive(_:token:events:into:closed:)``), as
+    /// each phone does on its own. AsyncHTTPClient's retry is the pool's, with one count of failed attempts for all
+    /// its connections (100 ms × 1.25 per failure, up to 60 s): when the API restarted, 10,000 streams' connects
+    /// failed together, every connection slot then waited the longest back-off, and each stream's request waited its
+    /// 30 s connect timeout in the pool (`getConnectionFromPoolTimeout`, 39,475 in the 36th session's chaos run) and
+    /// was asked again into the same wait. The city stood nearly still for minutes after each API restart (33rd-36th
+    /// sessions) although the API was back within seconds.
     init(baseURL: String, streams: Int) {
         self.baseURL = baseURL
         var configuration = HTTPClient.Configuration()
@@ -18,6 +27,7 @@ struct EventStreamClient: Sendable {
             idleTimeout: .seconds(60),
             concurrentHTTP1ConnectionsPerHostSoftLimit: max(streams + 16, 64)
         )
+        configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = .init(connect: .seconds(30), read: nil)
         self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
