@@ -114,7 +114,8 @@ extension CitySimulation {
     /// together every second. That session's chaos runs (BENCHMARKS.md): with the fixed second 40,510 stream connects
     /// timed out and 952 bookings could not connect (CH1); with the back-off none timed out and 201 bookings waited too
     /// long for a connection (CH2). Both cities still stood nearly still for about three minutes after PostgreSQL's
-    /// crash: the back-off is not what that waits for (not found yet).
+    /// crash: the back-off is not what that waited for. It was AsyncHTTPClient's pool-wide retry of failed connects
+    /// (36th session; see `EventStreamClient.init`).
     static let reconnectFirstCap = 0.5
     static let reconnectLastCap = 8.0
 

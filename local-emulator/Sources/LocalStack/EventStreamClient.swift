@@ -19,7 +19,9 @@ struct EventStreamClient: Sendable {
     /// failed together, every connection slot then waited the longest back-off, and each stream's request waited its
     /// 30 s connect timeout in the pool (`getConnectionFromPoolTimeout`, 39,475 in the 36th session's chaos run) and
     /// was asked again into the same wait. The city stood nearly still for minutes after each API restart (33rd-36th
-    /// sessions) although the API was back within seconds.
+    /// sessions) although the API was back within seconds. Alternated (36th session, BENCHMARKS.md: CH4, CH5): with
+    /// this the streams were all back 22 s after the API's restart and rides completed again ~80 s after
+    /// PostgreSQL's crash; without it the city stood still for about five minutes.
     init(baseURL: String, streams: Int) {
         self.baseURL = baseURL
         var configuration = HTTPClient.Configuration()
