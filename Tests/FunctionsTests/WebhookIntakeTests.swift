@@ -57,6 +57,18 @@ struct WebhookIntakeTests {
         #expect(!intake.rejections.isEmpty || body.hasPrefix("{"))
     }
 
+    @Test(
+        "a NUL escape is found wherever it is, and only a NUL escape",
+        arguments: [
+            (#"["\u0000"]"#, true), (#"[{"a": "x\u0000"}]"#, true), (#"\u0000"#, true), (#"[{"a\u0000": 1}]"#, true),
+            (#"["\\\u0000"]"#, true), (#"["\\u0000"]"#, false), (#"["\u00000"]"#, true), (#"["\u0001"]"#, false),
+            (#"["\u000"]"#, false), (#"["\"#, false), (#"\"#, false), ("", false), (#"[{"a": "\"\/\n"}]"#, false),
+        ]
+    )
+    func nulEscape(body: String, holds: Bool) {
+        #expect(WebhookIntake.escapesNUL(Data(body.utf8)) == holds, "\(body)")
+    }
+
     @Test("WebhookEvent decoded without its tree: the same typed fields, raw null; a non-object keeps its value")
     func eventWithoutTree() throws {
         let decoder = HyperTrackJSON.makeDecoder()

@@ -179,4 +179,20 @@ struct ModelDecodingTests {
         let tripJSON = try decode(JSONValue.self, String(decoding: try HyperTrackJSON.makeEncoder().encode(trip), as: UTF8.self))
         #expect(tripJSON == ["device_id": "D", "destination": ["geometry": ["type": "Polygon", "coordinates": [[[0, 0], [0, 1], [0, 0]]]]]])
     }
+
+    @Test("JSONValue: every kind decodes as itself, nested, whatever the order its kinds are tried in")
+    func jsonValueKinds() throws {
+        let text = #"{"s": "1", "n": 1, "f": -2.5e3, "t": true, "F": false, "z": null, "e": "", "a": [1, "1", true, null, [], {}], "o": {"k": {"b": false}}}"#
+        let value = try decode(JSONValue.self, text)
+        let expected: JSONValue = [
+            "s": "1", "n": 1, "f": -2500.0, "t": true, "F": false, "z": nil, "e": "",
+            "a": [1, "1", true, nil, [], [:]], "o": ["k": ["b": false]],
+        ]
+        #expect(value == expected)
+        #expect(try decode(JSONValue.self, String(decoding: try JSONEncoder().encode(value), as: UTF8.self)) == value)
+        for scalar in ["true", "false", "null", "0", "\"true\"", "\"0\"", "[]", "{}"] {
+            let decoded = try decode(JSONValue.self, scalar)
+            #expect(String(decoding: try JSONEncoder().encode(decoded), as: UTF8.self) == scalar, "\(scalar)")
+        }
+    }
 }

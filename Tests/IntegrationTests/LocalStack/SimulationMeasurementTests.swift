@@ -25,6 +25,27 @@ struct SimulationMeasurementTests {
         #expect(parser.feed("\n\n").isEmpty, "an empty frame is no event")
     }
 
+    @Test("bytes split anywhere (inside a character, between \\r and \\n) give the events of the whole body")
+    func parsesSplitBytes() {
+        let body = Array("id: 1\r\ndata: Zürich ✓\r\n\r\n: heartbeat\n\nevent: e\ndata: a\ndata: b\n\n".utf8)
+        var whole = ServerSentEvent.Parser()
+        let expected = whole.feed(bytes: body)
+        #expect(
+            expected == [
+                ServerSentEvent(id: "1", data: "Zürich ✓"), ServerSentEvent(data: "", comment: "heartbeat"),
+                ServerSentEvent(name: "e", data: "a\nb"),
+            ]
+        )
+        for cut in 1..<body.count {
+            var parser = ServerSentEvent.Parser()
+            let events = parser.feed(bytes: body[..<cut]) + parser.feed(bytes: body[cut...])
+            #expect(events == expected, "cut at \(cut)")
+        }
+        var one = ServerSentEvent.Parser()
+        let many = one.feed(bytes: Array(String(repeating: "id: 7\ndata: x\n\n", count: 5_000).utf8))
+        #expect(many.count == 5_000 && many.allSatisfy { $0 == ServerSentEvent(id: "7", data: "x") })
+    }
+
     @Test("a driver's app shows an offer until its expires_at or its offer.closed; an offer without an order is none")
     func offerOnTheApp() throws {
         func event(expiring expiry: Date) -> ServerSentEvent {

@@ -59,7 +59,7 @@ struct EventStreamClient: Sendable {
         var parser = ServerSentEvent.Parser()
         for try await chunk in response.body {
             let arrived = ContinuousClock.now
-            for event in parser.feed(String(buffer: chunk)) { try await receive(event, arrived) }
+            for event in parser.feed(bytes: chunk.readableBytesView) { try await receive(event, arrived) }
         }
     }
 }
