@@ -122,8 +122,15 @@ enum JSON: Sendable, Equatable, Codable {
         return "\(value)"
     }
 
+    /// A string with nothing to escape (every id, time and name the emulator writes) is appended whole: appending
+    /// it scalar by scalar was 17% of the emulator's perf samples in the 35th session's 4,000-ride city (Q3).
     private static func writeString(_ value: String, to out: inout String) {
         out += "\""
+        if !value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) {
+            out += value
+            out += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
