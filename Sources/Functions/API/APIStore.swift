@@ -22,10 +22,7 @@ struct APIStore: Sendable {
     var trips: TripStore<PostgresClient> { TripStore(executor: self.client, logger: self.logger) }
 
     func user(id: UUID) async throws -> UserView? {
-        try await self.client.row(
-            "SELECT id, role, name, phone, device_id, car_model, car_plate, available FROM users WHERE id = \(id)",
-            logger: self.logger
-        ) { row in
+        try await self.client.row(Prepared(PreparedStatements.User.self, id), logger: self.logger) { row in
             let (id, role, name, phone, deviceID, model, plate, available) = try row.decode(
                 (UUID, String, String?, String, String?, String?, String?, Bool).self
             )

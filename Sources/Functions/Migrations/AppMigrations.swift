@@ -35,5 +35,6 @@ enum AppMigrations {
         M0030UnverifiedPhones.migration,
         M0031WebhookReceipts.migration,
         M0032DocumentStatistics.migration,
+        M0033OrderViewPlans.migration,
     ]
 }

@@ -6,15 +6,9 @@ import PostgresNIO
 /// its writes of `orders` (the round counter, the no-driver cancellation) are with the other order writes.
 extension PostgresRideStore {
     public func recordOffers(orderID: UUID, driverIDs: [UUID], round: Int?, ttl: Duration) async throws {
+        // Rounds are numbered from 1, so 0 stands for none (a prepared statement's parameters are never NULL).
         try await self.executor.count(
-            """
-            INSERT INTO order_offers (order_id, driver_id, rank, round, expires_at)
-            SELECT o.id, driver, rank::int, coalesce(\(round)::int, greatest(o.dispatch_round, 1)),
-                   now() + make_interval(secs => \(ttl.seconds))
-            FROM orders o, unnest(\(driverIDs)::uuid[]) WITH ORDINALITY AS t(driver, rank)
-            WHERE o.id = \(orderID)
-            ON CONFLICT (order_id, driver_id) DO NOTHING
-            """,
+            Prepared(StoreStatements.RecordOffers.self, orderID, driverIDs, round ?? 0, ttl.seconds),
             logger: self.logger
         )
     }

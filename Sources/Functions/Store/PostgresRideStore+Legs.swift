@@ -89,12 +89,13 @@ extension PostgresRideStore {
 
     public func recordLegSummary(legID: UUID, summary: LegSummary) async throws {
         try await self.executor.count(
-            """
-            UPDATE order_legs SET distance = \(summary.distance), duration = \(summary.duration),
-                route = \(try Self.json(summary.route))::jsonb, status = 'completed',
-                completed_at = coalesce(completed_at, now())
-            WHERE id = \(legID)
-            """,
+            Prepared(
+                StoreStatements.RecordLegSummary.self,
+                summary.distance,
+                summary.duration,
+                try Self.json(summary.route),
+                legID
+            ),
             logger: self.logger
         )
     }

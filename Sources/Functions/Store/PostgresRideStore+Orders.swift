@@ -76,13 +76,9 @@ extension PostgresRideStore {
     }
 
     public func startDispatchRound(orderID: UUID) async throws -> Int? {
-        try await self.executor.row(
-            """
-            UPDATE orders SET dispatch_round = dispatch_round + 1
-            WHERE id = \(orderID) AND status = 'NEW' RETURNING dispatch_round
-            """,
-            logger: self.logger
-        ) { try $0.decode(Int.self) }
+        try await self.executor.row(Prepared(StoreStatements.StartDispatchRound.self, orderID), logger: self.logger) {
+            try $0.decode(Int.self)
+        }
     }
 
     public func cancelUnmatched(orderID: UUID) async throws -> Bool {

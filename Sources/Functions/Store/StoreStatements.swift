@@ -166,4 +166,37 @@ enum StoreStatements {
             ORDER BY recorded_at, id
             """
     }
+
+    /// Order `$1`, still `NEW`, starts its next dispatch round; its number comes back.
+    enum StartDispatchRound: PreparedText {
+        static let name = "functions_store_start_dispatch_round_v1"
+        static let sql = """
+            UPDATE orders SET dispatch_round = dispatch_round + 1
+            WHERE id = $1 AND status = 'NEW' RETURNING dispatch_round
+            """
+    }
+
+    /// Order `$1` is offered to the drivers `$2` (ranked in that order) in round `$3` (`0`: the order's current
+    /// round, at least 1), each offer open for `$4` seconds; a driver already offered it keeps their offer.
+    enum RecordOffers: PreparedText {
+        static let name = "functions_store_record_offers_v1"
+        static let sql = """
+            INSERT INTO order_offers (order_id, driver_id, rank, round, expires_at)
+            SELECT o.id, driver, rank::int, coalesce(nullif($3::int, 0), greatest(o.dispatch_round, 1)),
+                   now() + make_interval(secs => $4)
+            FROM orders o, unnest($2::uuid[]) WITH ORDINALITY AS t(driver, rank)
+            WHERE o.id = $1
+            ON CONFLICT (order_id, driver_id) DO NOTHING
+            """
+    }
+
+    /// Leg `$4` completed with its trip's summary: `$1` metres, `$2` seconds, route `$3` (JSON).
+    enum RecordLegSummary: PreparedText {
+        static let name = "functions_store_record_leg_summary_v1"
+        static let sql = """
+            UPDATE order_legs SET distance = $1, duration = $2, route = $3::jsonb, status = 'completed',
+                completed_at = coalesce(completed_at, now())
+            WHERE id = $4
+            """
+    }
 }
