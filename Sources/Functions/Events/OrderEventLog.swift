@@ -72,7 +72,18 @@ public struct OrderEventLog: Sendable {
 
     /// Every event after `position` (at most ``batch``), oldest first: what a process's hub fans out.
     public func events(after position: Int64) async throws -> [OrderEvent] {
-        try await self.client.rows(Prepared(Statements.After.self, position), logger: self.logger, Self.event(of:))
+        // Unnamed, so planned at each call with the position known. Prepared (37th session, run R1), 1,687 of its
+        // 12,361 calls ran the cached generic plan, and the read took 2.7 ms on average (at most 353 ms) where it
+        // took 0.45 ms planned each time (H1): 33 s of PostgreSQL's time against 5.
+        try await self.client.rows(
+            """
+            \(unescaped: Self.selected)
+            FROM order_event_positions p JOIN order_events e ON e.id = p.event_id
+            WHERE p.position > \(position) ORDER BY p.position LIMIT \(Self.batch)
+            """,
+            logger: self.logger,
+            Self.event(of:)
+        )
     }
 
     /// The events a stream missed: after `after` and up to `through`, of the caller's orders (or of one order),
@@ -103,13 +114,12 @@ public struct OrderEventLog: Sendable {
         return try await self.client.rows(query, logger: self.logger, Self.event(of:))
     }
 
-    /// The log's statements that run many times a second (the hub's read after each sequencing, the sequencer's
-    /// own), prepared once per connection (``Prepared``): sent unnamed, PostgreSQL planned each at every call, the
-    /// hub's read 11,227 times in 190 s of the 37th session's 4,000-ride city (H1, `pg_stat_statements`, 0.29 ms a
-    /// plan: 3.3 s) and the sequencer's four 7,811 times each (1.1 s). Each is a lookup by key or of one row, the
-    /// same plan whatever the values. The sequencer's take of the queue stays unnamed: a generic plan made while
-    /// the queue is empty could keep scanning it whole (the 26th session's lesson, runtime migration 0013), and a
-    /// take planned at each call reads only what is there.
+    /// The sequencer's statements of one row (or none), prepared once per connection (``Prepared``): sent unnamed,
+    /// PostgreSQL planned each of the four at every call, 7,811 times each in 190 s of the 37th session's 4,000-ride
+    /// city (H1, `pg_stat_statements`: 1.1 s). The plan is the same whatever the values. The take of the queue and
+    /// the hub's read after a position stay unnamed: a generic plan made while the table was empty could keep
+    /// reading it whole (the 26th session's lesson, runtime migration 0013; the hub's read, prepared, did so in
+    /// run R1), and a plan made at each call reads only what is there.
     enum Statements {
         enum Ends: PreparedText {
             static let name = "functions_event_log_ends_v1"
@@ -136,16 +146,6 @@ public struct OrderEventLog: Sendable {
         enum Notify: PreparedText {
             static let name = "functions_event_log_notify_v1"
             static let sql = "SELECT pg_notify($1, '')"
-        }
-
-        /// Every event after position `$1`, at most ``OrderEventLog/batch``.
-        enum After: PreparedText {
-            static let name = "functions_event_log_after_v1"
-            static let sql = """
-                \(OrderEventLog.selected)
-                FROM order_event_positions p JOIN order_events e ON e.id = p.event_id
-                WHERE p.position > $1 ORDER BY p.position LIMIT \(OrderEventLog.batch)
-                """
         }
     }
 
