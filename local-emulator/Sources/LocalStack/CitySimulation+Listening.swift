@@ -155,9 +155,13 @@ extension CitySimulation {
                         case "offer.closed":
                             // A closing the app cannot read leaves the offer shown until it expires: counted.
                             do {
-                                let body = try JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
-                                if let order = body["order_id"].stringValue {
-                                    closed.insert(order, reason: body["reason"].stringValue ?? "closed")
+                                struct Closed: Decodable {
+                                    var order_id: String?
+                                    var reason: String?
+                                }
+                                let body = try JSONDecoder().decode(Closed.self, from: Data(event.data.utf8))
+                                if let order = body.order_id {
+                                    closed.insert(order, reason: body.reason ?? "closed")
                                 } else {
                                     self.recorder.error("driver \(driver.index): offer.closed without an order: \(event.data)")
                                 }
@@ -223,10 +227,17 @@ extension CitySimulation {
                 shift.confirmedAt = ContinuousClock.now
             }
         case "order.status":
-            let body = try JSONDecoder().decode(JSONValue.self, from: Data(event.data.utf8))
-            guard let order = body["order"]["id"].stringValue, let status = body["order"]["status"].stringValue else {
-                return
+            // Only what the driver reads, typed: a JSONValue tree of the whole order cost ~150 µs an event (37th
+            // session, an 881-byte order), and every ride sends its driver seven.
+            struct Status: Decodable {
+                struct Order: Decodable {
+                    var id: String?
+                    var status: String?
+                }
+                var order: Order?
             }
+            let body = try JSONDecoder().decode(Status.self, from: Data(event.data.utf8))
+            guard let order = body.order?.id, let status = body.order?.status else { return }
             if shift.order == nil, !["NEW", "COMPLETED", "CANCELLED"].contains(status) {
                 // An accept that went through though its reply was lost (the API crashed with PostgreSQL's restart
                 // after the commit): the driver's stream shows only its own rides' statuses, so this one is ours,
