@@ -4,15 +4,16 @@ import TriggerRuntime
 /// page) as a function whose statement keeps its generic plan.
 ///
 /// **Why.** The read was a statement prepared once per connection (``PreparedStatements``), which PostgreSQL plans
-/// anew at every call while its plan cache prefers custom plans. The cache decides that from the first five calls and
-/// from the generic plan's cost as estimated when it was made, and never estimates that again while custom plans look
-/// cheaper: in one of the 37th session's 4,000-ride cities (P1) the API's connections planned it at 97% of its calls
-/// from 200 s on (14,264 plans of 18,512 calls by 240 s, 0.61 ms each: 7.3 s of planning where it ran for 4.1 s),
-/// while in the next run of the same build (H1) they had settled on the generic plan; a fresh session on either
-/// database chose the generic plan after five calls, at the same cost as the custom ones (an index lookup by the
-/// order's key, a hashed subplan of the caller's offers, the legs by the order). Which way a run went depended on
-/// what the tables held when each connection first read a view. The same as ``M0024CachedPlans`` did for
-/// `nearest_dispatchable_drivers`: `plan_cache_mode = force_generic_plan` on the function settles it.
+/// anew at every call while its plan cache prefers custom plans. In one of the 37th session's 4,000-ride cities (P1)
+/// the API's connections planned it at 97% of its calls from 200 s on (14,264 plans of 18,512 calls by 240 s, 0.61 ms
+/// each: 7.3 s of planning where it ran for 4.1 s), while in the next run (H1, a build with the same statement) they
+/// had settled on the generic plan; a fresh session on either database chose the generic plan after five calls, at
+/// the same cost as the custom ones (an index lookup by the order's key, a hashed subplan of the caller's offers, the
+/// legs by the order). The likely mechanism (not traced): the cache weighs the custom plans against the generic
+/// plan's cost as estimated when that plan was made, and does not estimate it again while custom plans look cheaper,
+/// so which way a connection goes depends on what the tables held when it first read a view. The same as
+/// ``M0024CachedPlans`` did for `nearest_dispatchable_drivers`: `plan_cache_mode = force_generic_plan` on the
+/// function settles it.
 ///
 /// `p_caller` `NULL` is the share page's read (whoever asks: the page checked its token). The columns are
 /// ``PreparedStatements/orderViewColumns``' (`OrderViewPlanTests` reads both ways and compares). Additive, for a
