@@ -27,7 +27,8 @@ extension PostgresClient.Configuration {
     /// no idle connection asks `createNewDemandConnectionIfPossible`, whose precondition is that minimum. A pool
     /// without a minimum (and a 10 s idle timeout, to bound the timers above) was tried: it does not crash, but in
     /// the chaos simulation the API's pool made no further connection attempt after PostgreSQL's "not yet accepting
-    /// connections" (57P03) during crash recovery, and every query waited for ever. A crash that is restarted beats a process that hangs.
+    /// connections" (57P03) during crash recovery, and every query waited for ever. A crash that is restarted beats
+    /// a process that hangs.
     /// Reproduced in isolation (12th session, a throwaway probe not kept in the suite): a `PostgresClient` of at most
     /// 8 connections, minimum 0 or 1, no keep-alive, 16 tasks querying in a loop while PostgreSQL was stopped
     /// (`immediate`) and started 20 times 0.3-1.5 s apart: after the restarts 13 to 15 of the 16 tasks waited for ever
