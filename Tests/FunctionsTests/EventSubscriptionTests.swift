@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Functions
@@ -90,5 +91,44 @@ struct EventSubscriptionTests {
         #expect(!OrderEventScope.order(order, caller: stranger).includes(status))
         #expect(OrderEventScope.share(order, tokenHash: "h").includes(status))
         #expect(!OrderEventScope.share(order, tokenHash: "h").includes(offer))
+    }
+}
+
+/// An event's rendered frames, kept with one read of it for every stream the hub hands it to.
+@Suite("Functions: an event's frames")
+struct OrderEventFramesTests {
+    @Test("the hub's copies of an event render once per kind of stream; a failed rendering is not kept")
+    func renderedOncePerKind() throws {
+        let event = EventSubscriptionTests.event(7, rider: UUID())
+        let copy = event
+        let renders = Mutex(0)
+        let render = { (text: String) in
+            { () -> String in
+                renders.withLock { $0 += 1 }
+                return text
+            }
+        }
+        #expect(event.frames.frame(share: false, render: render("party")) == "party")
+        #expect(copy.frames.frame(share: false, render: render("again")) == "party", "a copy shares the frame")
+        #expect(copy.frames.frame(share: true, render: render("share")) == "share")
+        #expect(event.frames.frame(share: true, render: render("again")) == "share")
+        #expect(renders.withLock { $0 } == 2)
+
+        struct Undecodable: Error {}
+        let other = EventSubscriptionTests.event(8, rider: UUID())
+        #expect(throws: Undecodable.self) { try other.frames.frame(share: false) { throw Undecodable() } }
+        #expect(other.frames.frame(share: false, render: render("later")) == "later")
+
+        // Another read of the same row (a replay) is equal, and renders for itself.
+        let reread = OrderEvent(
+            position: event.position,
+            orderID: event.orderID,
+            kind: event.kind,
+            riderID: event.riderID,
+            driverID: event.driverID,
+            payload: event.payload
+        )
+        #expect(reread == event && reread.hashValue == event.hashValue)
+        #expect(reread.frames.frame(share: false, render: render("own")) == "own")
     }
 }

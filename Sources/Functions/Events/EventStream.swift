@@ -147,7 +147,8 @@ struct EventStream: Sendable {
     /// The event's frame, or a comment when its payload does not decode (logged; the stream goes on).
     private func render(_ event: OrderEvent) -> String {
         do {
-            return try OrderEventRenderer.render(event, scope: self.scope)
+            let share = self.scope.isShare
+            return try event.frames.frame(share: share) { try OrderEventRenderer.render(event, share: share) }
         } catch {
             self.logger.error(
                 "order event does not render",

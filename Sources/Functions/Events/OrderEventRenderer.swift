@@ -70,9 +70,10 @@ enum OrderEventRenderer {
         return encoder
     }
 
-    /// The server-sent event of `event` for a stream of `scope`.
+    /// The server-sent event of `event` for a party's stream or, with `share`, a share page's. Nothing else of the
+    /// stream is an input: one rendering serves every stream of its kind (``OrderEventFrames``).
     /// - Throws: When the event's payload does not decode (a row written outside the triggers).
-    static func render(_ event: OrderEvent, scope: OrderEventScope) throws -> String {
+    static func render(_ event: OrderEvent, share: Bool) throws -> String {
         let decoder = JSONDecoder.rowDecoder()
         let payload = Data(event.payload.utf8)
         let encoder = Self.encoder
@@ -81,7 +82,7 @@ enum OrderEventRenderer {
         switch event.kind {
         case .orderStatus, .orderLegs, .orderSummary, .offerNew:
             let documents = try decoder.decode(Documents.self, from: payload)
-            if case .share = scope {
+            if share {
                 name = "share.order"
                 data = try encoder.encode(ShareView(order: try documents.view))
             } else {

@@ -19,6 +19,12 @@ public enum OrderEventScope: Sendable, Hashable {
         }
     }
 
+    /// Whether it is a share page's stream (whose events render as ``ShareView``s).
+    public var isShare: Bool {
+        if case .share = self { return true }
+        return false
+    }
+
     /// Whether the stream shows `event`.
     public func includes(_ event: OrderEvent) -> Bool {
         switch self {

@@ -250,6 +250,42 @@ struct EventStreamTests {
         }
     }
 
+    @Test("an event's frame is the same on every party's stream (one rendering); a share page's is its own")
+    func oneRenderingPerKind() async throws {
+        let tracking = FakeTripTracking()
+        try await RideHarness.with(tracking: tracking, live: true) { h in
+            let (rider, driver, order) = try await RideTests.acceptedRide(h, tracking)
+            let shared = try await h.api.send(.POST, "/v1/orders/\(order)/share", token: rider)
+            let path = try #require(shared.json["url"].stringValue)
+            // The rider on two devices, the driver, and the share page: four streams the hub hands one read to.
+            let phone = try await SSEClient.connect(try Self.url(h, "/v1/events"), token: rider)
+            let tablet = try await SSEClient.connect(try Self.url(h, "/v1/orders/\(order)/events"), token: rider)
+            let driverStream = try await SSEClient.connect(try Self.url(h, "/v1/events"), token: driver)
+            let page = try await SSEClient.connect(try Self.url(h, path + "/events"))
+            _ = try await page.waitForEvent("the page's snapshot") { $0.name == "share.order" }
+
+            let pickupTrip = try #require(tracking.trips.first)
+            try await h.webhook([RideHarness.tripEvent("destination_arrival", trip: pickupTrip)])
+            let reached: @Sendable (SSEClient.Event) -> Bool = {
+                $0.name == "order.status" && $0.json["order"]["status"] == "REACHED_PICKUP"
+            }
+            let onPhone = try await phone.waitForEvent("REACHED_PICKUP on the rider's phone", reached)
+            let onTablet = try await tablet.waitForEvent("REACHED_PICKUP on the rider's order stream", reached)
+            let onDriver = try await driverStream.waitForEvent("REACHED_PICKUP on the driver's", reached)
+            #expect(onPhone.id != nil)
+            #expect(onTablet == onPhone)
+            #expect(onDriver == onPhone)
+            let onPage = try await page.waitForEvent("REACHED_PICKUP on the share page") {
+                $0.name == "share.order" && $0.json["status"] == "REACHED_PICKUP"
+            }
+            #expect(onPage.id == onPhone.id, "the same log event")
+            #expect(onPage.data != onPhone.data)
+            #expect(!page.events.contains { $0.name == "order.status" }, "the page never gets a party's frame")
+            #expect(!phone.events.contains { $0.name == "share.order" }, "a party never gets the page's frame")
+            for stream in [phone, tablet, driverStream, page] { stream.disconnect() }
+        }
+    }
+
     @Test("bad stream parameters are problems naming the field; nothing opens")
     func badInput() async throws {
         try await RideHarness.with(tracking: FakeTripTracking()) { h in
