@@ -76,6 +76,9 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "How drivers learn of offers: push (hold GET /v1/events, as the app does) or poll.")
     var offers: CitySimulation.OfferChannel = .push
 
+    @Flag(help: "Each rider follows the ride live on GET /v1/orders/{id}/events, from booking to its final status.")
+    var riderStreams = false
+
     @Option(
         name: .customLong("process"),
         help: "A process to sample memory and CPU of, name=pid (repeatable; default: stack.json's stack process)."
@@ -136,7 +139,9 @@ struct Simulate: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "ridesharing.simulate")
-        if self.offers == .push { try OpenFileLimit.raise(toAtLeast: self.drivers + 1024) }
+        if self.offers == .push || self.riderStreams {
+            try OpenFileLimit.raise(toAtLeast: self.drivers + (self.riderStreams ? self.rides : 0) + 1024)
+        }
         if self.chaos.ownsStack {
             var city = try self.city(apiURL: "", emulatorURL: "")
             city.processes = try self.measuredProcesses(default: nil)
@@ -220,6 +225,7 @@ struct Simulate: AsyncParsableCommand {
         city.offerPollInterval = .milliseconds(Int(self.pollInterval * 1000))
         city.deadline = .milliseconds(Int(self.deadline * 1000))
         city.offers = self.offers
+        city.riderStreams = self.riderStreams
         city.setupConcurrency = self.setupConcurrency
         return city
     }

@@ -34,6 +34,7 @@ struct SimulationChaosTests {
             city.clockInterval = .milliseconds(100)
             city.offerPollInterval = .milliseconds(300)
             city.thinkSeconds = 0.05...0.3
+            city.riderStreams = true
             city.progressInterval = .seconds(10)
             // Alone on this machine: set-up ~8 s, rides ~50 s; the README's test command runs it alone, after the
             // other suites. Beside the rest of the suite (plain `swift test`): set-up 48 s and 199 rides in 135 s,
@@ -59,6 +60,10 @@ struct SimulationChaosTests {
                 let count = invariant.count
                 #expect(count == 0, "\(invariant.name)")
             }
+            // Every rider saw the ride's final status on their stream, through the API's restart (each stream resumes
+            // after its last event id).
+            let followed = report.measuredCounts.ridesFollowedToTheEnd
+            #expect(followed == booked, "riders who saw their ride's end")
             // The chaos happened: a run where nothing went wrong would prove nothing.
             #expect(chaos.kills.count >= 2, "workers were killed: \(chaos.events)")
             #expect(chaos.restarts.count == 1, "PostgreSQL was restarted: \(chaos.events)")

@@ -9,7 +9,7 @@ import Testing
 /// city of 12 drivers and 10 rides run to the end with every invariant 0.
 @Suite("Simulation: a small city runs to completion with its invariants 0", .timeLimit(.minutes(4)))
 struct SimulationTests {
-    @Test("12 drivers, 10 rides: every ride ends, no ride lost, one trip per leg, no trip left active, nothing dead")
+    @Test("12 drivers, 10 rides: every ride ends, nothing lost, one trip per leg, none left active; riders follow")
     func smallCity() async throws {
         try await TestDatabase.shared.withDatabase(logger: LocalStackTests.logger) { client, database in
             try await LocalStackTests.withStack(
@@ -31,6 +31,7 @@ struct SimulationTests {
                 city.clockStep = 30
                 city.clockInterval = .milliseconds(100)
                 city.thinkSeconds = 0.05...0.3
+                city.riderStreams = true
                 // The stack runs in this process: its memory and CPU are this process's.
                 city.processes = [MeasuredProcess(name: "stack", pid: getpid())]
                 city.sampleInterval = .milliseconds(250)
@@ -69,6 +70,12 @@ struct SimulationTests {
                 #expect(counts.pendingSamples > 0)
                 #expect((counts.peakKiB["stack"] ?? 0) > 10_000)
                 #expect(counts.databaseGrowthBytes >= 0)
+                // Every rider held the ride's stream and saw its final status there; those whose ride was driven
+                // saw the driver move.
+                #expect(counts.riderStreamsOpened == 10)
+                #expect(counts.ridesFollowedToTheEnd == 10, "each rider's stream carried the ride's final status")
+                #expect((counts.riderEvents["order.status"] ?? 0) >= 10)
+                #expect((counts.riderEvents["driver.position"] ?? 0) > 0, "\(counts.riderEvents)")
                 for invariant in report.invariants {
                     #expect(invariant.count == 0, "\(invariant.name)")
                 }

@@ -26,6 +26,10 @@ extension CitySimulation {
         /// How drivers learn of offers: held `GET /v1/events` streams (`push`, as the app does) or asking
         /// `GET /v1/offers` every ``offerPollInterval`` and reading a ride's order every ``orderPollInterval``.
         public var offers: OfferChannel = .push
+        /// Whether each rider follows the ride live, as the rider app does: holds `GET /v1/orders/{id}/events` from
+        /// the booking's reply until the order's final status (the driver's positions, every status). Off by
+        /// default, so that runs compare with the earlier sections of BENCHMARKS.md, which had no rider streams.
+        public var riderStreams = false
         /// A pushed driver on a ride whose status went this long without news reads the order once (at the next
         /// heartbeat): a safety net, not the way rides move.
         public var rideCheckInterval: Duration = .seconds(60)

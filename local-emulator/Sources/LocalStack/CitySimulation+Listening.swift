@@ -222,21 +222,13 @@ extension CitySimulation {
             if action == "accept" {
                 shift.order = offer.orderID
                 shift.acceptedAt = ContinuousClock.now
+                self.recorder.accepted(offer.orderID, at: shift.acceptedAt!)
                 shift.measured = false
                 shift.lastAction = nil
                 shift.confirmedAt = ContinuousClock.now
             }
         case "order.status":
-            // Only what the driver reads, typed: a JSONValue tree of the whole order cost ~150 µs an event (37th
-            // session, an 881-byte order), and every ride sends its driver seven.
-            struct Status: Decodable {
-                struct Order: Decodable {
-                    var id: String?
-                    var status: String?
-                }
-                var order: Order?
-            }
-            let body = try JSONDecoder().decode(Status.self, from: Data(event.data.utf8))
+            let body = try JSONDecoder().decode(OrderStatusEvent.self, from: Data(event.data.utf8))
             guard let order = body.order?.id, let status = body.order?.status else { return }
             if shift.order == nil, !["NEW", "COMPLETED", "CANCELLED"].contains(status) {
                 // An accept that went through though its reply was lost (the API crashed with PostgreSQL's restart

@@ -33,7 +33,10 @@ extension CitySimulation {
                         if answer.status != 409 { self.recorder.error("\(action): \(answer.status) \(answer.json)") }
                         continue
                     }
-                    if action == "accept" { ride = (order, ContinuousClock.now) }
+                    if action == "accept" {
+                        ride = (order, ContinuousClock.now)
+                        self.recorder.accepted(order, at: ride!.acceptedAt)
+                    }
                 }
                 if let ride {
                     try await self.drive(ride.order, acceptedAt: ride.acceptedAt, token: token, api: api)
@@ -85,8 +88,14 @@ extension CitySimulation {
     }
 
     /// Books every ride on schedule (`index / rate` seconds after the start), each booking its own task so that a
-    /// slow reply does not hold back the next.
-    func book(_ bookings: [Booking], riders: [SignInFlow.Session], api: SimulationClient) async throws {
+    /// slow reply does not hold back the next; with `events` (``Configuration/riderStreams``) the task goes on as
+    /// the rider following the ride (``follow(_:rider:token:events:)``).
+    func book(
+        _ bookings: [Booking],
+        riders: [SignInFlow.Session],
+        api: SimulationClient,
+        events: EventStreamClient?
+    ) async throws {
         let rate = self.configuration.rate
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -105,20 +114,26 @@ extension CitySimulation {
                         ],
                     ]
                     let sent = ContinuousClock.now
+                    var booked: String?
                     do {
                         let reply = try await self.persistently {
                             try await api.send(.POST, "/v1/orders", json: body, token: rider.accessToken)
                         }
                         if reply.status == 201, let order = reply.json["id"].stringValue {
                             self.recorder.booked(order, at: sent)
+                            booked = order
                         } else if reply.status == 409, let order = try await self.openOrder(of: rider.userID) {
                             // A retry of a booking that went through before its reply was lost.
                             self.recorder.booked(order, at: sent)
+                            booked = order
                         } else {
                             self.recorder.bookingFailed("booking \(booking.index): \(reply.status) \(reply.json)")
                         }
                     } catch {
                         self.recorder.bookingFailed("booking \(booking.index): \(error)")
+                    }
+                    if let booked, let events {
+                        await self.follow(booked, rider: booking.index, token: rider.accessToken, events: events)
                     }
                 }
             }

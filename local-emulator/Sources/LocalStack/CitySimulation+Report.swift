@@ -104,6 +104,16 @@ extension CitySimulation {
                         + (gone.isEmpty ? "." : " (\(reasons)).")
                 )
             }
+            if c.riderStreams {
+                let m = self.measured
+                let kinds = SimulationRecorder.mostFrequent(m.riderEvents).map { "\($0.kind) \($0.count)" }
+                lines.append(
+                    "- Riders following their ride (`GET /v1/orders/{id}/events` from booking to the final status): "
+                        + "\(m.riderStreamsOpen) streams opened, \(m.ridesFollowedToTheEnd) saw their ride's final "
+                        + "status; events read: \(kinds.isEmpty ? "none" : kinds.joined(separator: ", ")). Accept → "
+                        + "`PICKING_UP` seen by the rider: \(Percentiles(m.acceptToPickingUpForRider).text)."
+                )
+            }
             lines += self.measurementLines
             lines += [
                 "",

@@ -23,7 +23,10 @@ extension CitySimulation.Report {
             functionsWithLag: self.measurements.lags.map(\.function),
             pendingSamples: self.sampled.pending.count,
             peakKiB: self.sampled.peakKiB,
-            databaseGrowthBytes: self.measurements.sizeAfter - self.measurements.sizeBefore
+            databaseGrowthBytes: self.measurements.sizeAfter - self.measurements.sizeBefore,
+            riderStreamsOpened: self.measured.riderStreamsOpen,
+            ridesFollowedToTheEnd: self.measured.ridesFollowedToTheEnd,
+            riderEvents: self.measured.riderEvents
         )
     }
 
@@ -36,6 +39,11 @@ extension CitySimulation.Report {
         public var pendingSamples: Int
         public var peakKiB: [String: Int]
         public var databaseGrowthBytes: Int64
+        /// Riders following their ride (``Configuration/riderStreams``): streams opened, rides whose final status
+        /// reached the rider, events read by name.
+        public var riderStreamsOpened: Int
+        public var ridesFollowedToTheEnd: Int
+        public var riderEvents: [String: Int]
     }
 
     var processes: [ProcessReport] { ProcessReport.reports(self.sampled) }

@@ -45,6 +45,7 @@ extension CitySimulation {
         riders: [SignInFlow.Session],
         api: SimulationClient,
         events: EventStreamClient?,
+        riderEvents: EventStreamClient?,
         sampler: SimulationSampler,
         emulator: EmulatorControl,
         started: ContinuousClock.Instant
@@ -80,7 +81,9 @@ extension CitySimulation {
             let requestsBefore = self.recorder.snapshot.routes.values.reduce(0) { $0 + $1.count }
             let activity = self.recorder.activity
             city.addTask {
-                try await activity.during("the bookings") { try await self.book(bookings, riders: riders, api: api) }
+                try await activity.during("the bookings (and the riders following their rides)") {
+                    try await self.book(bookings, riders: riders, api: api, events: riderEvents)
+                }
             }
             city.addTask { await activity.during("the sampler") { await self.sample(into: sampler, from: setUp) } }
             if let chaos = self.configuration.duringRides {
@@ -89,6 +92,15 @@ extension CitySimulation {
             let (orders, end) = try await activity.during("the progress watch") { try await self.watch(from: setUp) }
             let rideSeconds = Self.seconds(ContinuousClock.now - setUp)
             let endedAt = Date()
+            if riderEvents != nil && end {
+                // The last statuses are on their way to the riders' streams when the database shows every order
+                // final; the report counts the riders who saw their ride's end, so they get the settling time.
+                try? await activity.during("the riders' streams reaching their rides' end") {
+                    try await eventually("every rider seeing their ride's final status", timeout: c.settleDeadline) {
+                        self.recorder.ridesFollowedToTheEndCount >= orders.count
+                    }
+                }
+            }
             let locationsAfter = try await emulator.deliveredEvents(type: "location")
             return Ride(
                 setupSeconds: Self.seconds(setUp - started),

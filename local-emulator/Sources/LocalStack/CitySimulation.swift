@@ -176,6 +176,8 @@ public struct CitySimulation: Sendable {
             }
             // Made last before the do/catch that shuts it down: a client dropped without shutdown traps.
             let events = c.offers == .push ? EventStreamClient(baseURL: c.apiURL, streams: drivers.count) : nil
+            // The riders' phones: a client of their own, a stream per ride in flight (at most one per booking).
+            let riderEvents = c.riderStreams ? EventStreamClient(baseURL: c.apiURL, streams: bookings.count) : nil
             var ride: Ride
             let advancedBefore = advanced.total.withLock { $0 }
             do {
@@ -186,15 +188,20 @@ public struct CitySimulation: Sendable {
                         riders: riderSessions,
                         api: api,
                         events: events,
+                        riderEvents: riderEvents,
                         sampler: sampler,
                         emulator: emulator,
                         started: started
                     )
                 }
                 ride.clockSeconds = advanced.total.withLock { $0 } - advancedBefore
-                try await activity.during("closing the event streams' client") { try await events?.shutdown() }
+                try await activity.during("closing the event streams' clients") {
+                    try await events?.shutdown()
+                    try await riderEvents?.shutdown()
+                }
             } catch {
                 try? await events?.shutdown()
+                try? await riderEvents?.shutdown()
                 throw error
             }
             return try await activity.during("after the rides: settling, the invariants and the measurements") {

@@ -3,9 +3,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// `GET /v1/events` as a driver app holds it: one long-lived request per driver, its body read as server-sent
-/// events. Its own HTTP client: every driver holds a connection for the whole run, so the pool must allow one per
-/// driver (the shared client's few connections per host would queue the streams behind each other).
+/// `GET /v1/events` as a driver app holds it (and a rider's `GET /v1/orders/{id}/events`): one long-lived request per
+/// phone, its body read as server-sent events. Its own HTTP client: every driver holds a connection for the whole run,
+/// so the pool must allow one per stream (the shared client's few connections per host would queue the streams behind
+/// each other).
 struct EventStreamClient: Sendable {
     let baseURL: String
     let http: HTTPClient
@@ -40,11 +41,12 @@ struct EventStreamClient: Sendable {
     /// the instant its bytes arrived, until the server ends the stream (it bounds every stream's life) or the task
     /// is cancelled. Throws when the API refuses the stream or the connection fails.
     func listen(
+        path: String = "/v1/events",
         token: String,
         lastEventID: String?,
         _ receive: (ServerSentEvent, ContinuousClock.Instant) async throws -> Void
     ) async throws {
-        var request = HTTPClientRequest(url: self.baseURL + "/v1/events")
+        var request = HTTPClientRequest(url: self.baseURL + path)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
@@ -53,7 +55,7 @@ struct EventStreamClient: Sendable {
         guard response.status == .ok else {
             let body = try? await response.body.collect(upTo: 1 << 16)
             throw LocalStackError.unexpectedReply(
-                "GET /v1/events: \(response.status.code) \(body.map { String(buffer: $0) } ?? "")"
+                "GET \(path): \(response.status.code) \(body.map { String(buffer: $0) } ?? "")"
             )
         }
         var parser = ServerSentEvent.Parser()

@@ -24,6 +24,15 @@ final class SimulationRecorder: Sendable {
         var bookingsFailed = 0
         /// Drivers whose event stream delivered its first bytes (pushed offers only).
         var streamsOpen = 0
+        /// When a driver's accept was answered 200, by order id.
+        var acceptedAt: [String: ContinuousClock.Instant] = [:]
+        /// Riders following their ride (``CitySimulation/Configuration/riderStreams``): streams that delivered
+        /// their first bytes, events by name, rides whose final status reached the rider, and accept → `PICKING_UP`
+        /// on the rider's stream.
+        var riderStreamsOpen = 0
+        var riderEvents: [String: Int] = [:]
+        var ridesFollowedToTheEnd = 0
+        var acceptToPickingUpForRider: [Double] = []
     }
 
     let state = Mutex(State())
@@ -89,6 +98,27 @@ final class SimulationRecorder: Sendable {
     var streamsOpenCount: Int { self.state.withLock { $0.streamsOpen } }
 
     func completed() { self.state.withLock { $0.completedByDrivers += 1 } }
+
+    func accepted(_ order: String, at instant: ContinuousClock.Instant) {
+        self.state.withLock { $0.acceptedAt[order] = instant }
+    }
+
+    /// A rider's stream delivered its first bytes (counted once per ride).
+    func riderStreamOpened() { self.state.withLock { $0.riderStreamsOpen += 1 } }
+
+    /// An event on a rider's stream; `PICKING_UP` (the first per ride: `first`) is timed from the driver's accept.
+    func riderEvent(_ name: String, order: String, pickingUpAt: ContinuousClock.Instant?) {
+        self.state.withLock { state in
+            state.riderEvents[name, default: 0] += 1
+            if let pickingUpAt, let accepted = state.acceptedAt[order] {
+                state.acceptToPickingUpForRider.append(SimulationClient.milliseconds(pickingUpAt - accepted))
+            }
+        }
+    }
+
+    func riderSawTheEnd() { self.state.withLock { $0.ridesFollowedToTheEnd += 1 } }
+
+    var ridesFollowedToTheEndCount: Int { self.state.withLock { $0.ridesFollowedToTheEnd } }
 
     var snapshot: State { self.state.withLock { $0 } }
 }
