@@ -220,9 +220,10 @@ extension CitySimulation {
                 return
             }
             if action == "accept" {
+                let accepted = ContinuousClock.now
                 shift.order = offer.orderID
-                shift.acceptedAt = ContinuousClock.now
-                self.recorder.accepted(offer.orderID, at: shift.acceptedAt!)
+                shift.acceptedAt = accepted
+                self.recorder.accepted(offer.orderID, at: accepted)
                 shift.measured = false
                 shift.lastAction = nil
                 shift.confirmedAt = ContinuousClock.now

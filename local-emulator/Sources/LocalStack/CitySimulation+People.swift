@@ -34,8 +34,9 @@ extension CitySimulation {
                         continue
                     }
                     if action == "accept" {
-                        ride = (order, ContinuousClock.now)
-                        self.recorder.accepted(order, at: ride!.acceptedAt)
+                        let accepted = ContinuousClock.now
+                        ride = (order, accepted)
+                        self.recorder.accepted(order, at: accepted)
                     }
                 }
                 if let ride {
