@@ -110,7 +110,10 @@ extension CitySimulation {
                 lines.append(
                     "- Riders following their ride (`GET /v1/orders/{id}/events` from booking to the final status): "
                         + "\(m.riderStreamsOpen) streams opened, \(m.ridesFollowedToTheEnd) saw their ride's final "
-                        + "status; events read: \(kinds.isEmpty ? "none" : kinds.joined(separator: ", ")). Accept → "
+                        + "status"
+                        + (m.ridesFollowedToTheEnd < self.booked
+                            ? " (**\(self.booked - m.ridesFollowedToTheEnd) of \(self.booked) booked did not**)" : "")
+                        + "; events read: \(kinds.isEmpty ? "none" : kinds.joined(separator: ", ")). Accept → "
                         + "`PICKING_UP` seen by the rider: \(Percentiles(m.acceptToPickingUpForRider).text)."
                 )
             }

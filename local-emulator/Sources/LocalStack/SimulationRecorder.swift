@@ -106,7 +106,8 @@ final class SimulationRecorder: Sendable {
     /// A rider's stream delivered its first bytes (counted once per ride).
     func riderStreamOpened() { self.state.withLock { $0.riderStreamsOpen += 1 } }
 
-    /// An event on a rider's stream; `PICKING_UP` (the first per ride: `first`) is timed from the driver's accept.
+    /// An event on a rider's stream; with `pickingUpAt` (the ride's first `PICKING_UP` on it), timed from the
+    /// driver's accept.
     func riderEvent(_ name: String, order: String, pickingUpAt: ContinuousClock.Instant?) {
         self.state.withLock { state in
             state.riderEvents[name, default: 0] += 1
