@@ -13,8 +13,9 @@ struct BenchDatabase: Sendable {
 
     /// `count` drivers with device ids, online and available. Written with the capture triggers off
     /// (`session_replication_role = replica`): registering their devices on HyperTrack is not what is measured,
-    /// and no worker should spend the run on it.
-    func addDrivers(_ count: Int) async throws {
+    /// and no worker should spend the run on it. The first `driving` of them are on a drive: each has an open pickup
+    /// leg, so the inbox keeps their locations (a drive reads them, ``M0028DriveLocations``) as it does in a city.
+    func addDrivers(_ count: Int, driving: Int) async throws {
         let logger = self.logger
         try await self.client.withConnection { connection in
             try await connection.query("SET session_replication_role = replica", logger: logger)
@@ -28,13 +29,23 @@ struct BenchDatabase: Sendable {
                 """,
                 logger: logger
             )
+            if driving > 0 {
+                try await connection.query(
+                    """
+                    INSERT INTO order_legs (order_id, leg, device_id, trip_id, status)
+                    SELECT gen_random_uuid(), 'pickup', 'webhook-bench-device-' || n, 'webhook-bench-trip-' || n,
+                           'active'
+                    FROM generate_series(0, \(driving - 1)) AS n
+                    """,
+                    logger: logger
+                )
+            }
             try await connection.query("RESET session_replication_role", logger: logger)
         }
     }
 
-    /// Counts of the inbox and of the deliveries that fill and read it (`applyWebhookDelivery`, `onTripWebhook`).
+    /// Counts of the inbox's applied positions and of the deliveries that fill and read it (`applyWebhookDelivery`, `onTripWebhook`).
     struct Counts: Sendable {
-        var events: Int
         var pending: Int
         var dead: Int
         var positions: Int
@@ -43,17 +54,16 @@ struct BenchDatabase: Sendable {
     func counts() async throws -> Counts {
         let rows = try await self.client.query(
             """
-            SELECT (SELECT count(*) FROM webhook_events)::int8,
-                   (SELECT count(*) FROM trigger_runtime.deliveries
+            SELECT (SELECT count(*) FROM trigger_runtime.deliveries
                     WHERE function_name IN ('applyWebhookDelivery', 'onTripWebhook') AND status = 'ready')::int8,
                    (SELECT count(*) FROM trigger_runtime.deliveries WHERE status = 'dead')::int8,
                    (SELECT count(*) FROM webhook_events WHERE outcome = 'applied: position')::int8
             """,
             logger: self.logger
         )
-        var counts = Counts(events: 0, pending: 0, dead: 0, positions: 0)
-        for try await (events, pending, dead, positions) in rows.decode((Int, Int, Int, Int).self) {
-            counts = Counts(events: events, pending: pending, dead: dead, positions: positions)
+        var counts = Counts(pending: 0, dead: 0, positions: 0)
+        for try await (pending, dead, positions) in rows.decode((Int, Int, Int).self) {
+            counts = Counts(pending: pending, dead: dead, positions: positions)
         }
         return counts
     }

@@ -50,7 +50,7 @@ struct LevelRunner: Sendable {
         let result = LevelResult(
             mode: mode,
             load: load,
-            eventsStored: atEnd.events - before.events,
+            eventsPerDelivery: self.load.eventsPerDelivery,
             backlogAtEnd: atEnd.pending,
             drainSeconds: drain?.inSeconds,
             positionsApplied: drained.positions - before.positions,
@@ -102,7 +102,7 @@ final class WaitSamples: Sendable {
 struct LevelResult: Sendable {
     var mode: LevelRunner.Mode
     var load: LoadResult
-    var eventsStored: Int
+    var eventsPerDelivery: Int
     var backlogAtEnd: Int
     var drainSeconds: Double?
     var positionsApplied: Int
@@ -113,7 +113,9 @@ struct LevelResult: Sendable {
 
     var failures: [String] { self.load.failures }
     var deliveriesPerSecond: Double { Double(self.load.acknowledged) / self.load.elapsed }
-    var eventsPerSecond: Double { Double(self.eventsStored) / self.load.elapsed }
+    /// The acknowledged deliveries' events a second (not the rows stored: the inbox keeps only locations a drive
+    /// reads, ``M0028DriveLocations``).
+    var eventsPerSecond: Double { Double(self.load.acknowledged * self.eventsPerDelivery) / self.load.elapsed }
 
     func percentile(_ p: Double) -> Double {
         let sorted = self.load.latencies.sorted()

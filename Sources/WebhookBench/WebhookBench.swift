@@ -13,7 +13,8 @@ import PostgresNIO
 /// The API and the worker are two processes (`serve --api-only`, `serve --worker-only`), as issue 19's target is
 /// stated and as production runs them: the acknowledgement is the API's, the drain is the worker's, and each one's
 /// CPU is read apart. Drivers are rows written straight into `users` with their device ids (the sign-in flow is
-/// not what is measured); every delivery carries 10 location events of 10 drivers, signed as HyperTrack signs.
+/// not what is measured); every delivery carries `--events-per-delivery` location events (10 by default) of as many
+/// drivers, signed as HyperTrack signs; `--driving` of the drivers have an open leg, so the inbox stores theirs.
 @main
 struct WebhookBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +25,10 @@ struct WebhookBench: AsyncParsableCommand {
     @Option(help: "Drivers (devices) the deliveries report for.") var drivers = 10_000
     @Option(help: "Closed-loop concurrency levels, comma-separated (empty: none).") var levels = "1,4,16,64"
     @Option(help: "Seconds of load per closed-loop level.") var seconds = 20
-    @Option(help: "Open-loop rate in deliveries/s (10 events each; 0: no open-loop run).") var rate = 200
+    @Option(help: "Open-loop rate in deliveries/s (0: no open-loop run).") var rate = 200
+    @Option(help: "Location events (of as many drivers) in each delivery; the city's emulator sends up to ~500.")
+    var eventsPerDelivery = 10
+    @Option(help: "Drivers on a drive (an open leg each), whose locations the inbox stores.") var driving = 0
     @Option(help: "Seconds of the open-loop run.") var rateSeconds = 30
     @Option(help: "Seconds the worker may take to drain after a run before the benchmark moves on.")
     var drainTimeout = 120
@@ -35,6 +39,9 @@ struct WebhookBench: AsyncParsableCommand {
     func validate() throws {
         guard self.drivers >= 10, self.seconds >= 1, self.rateSeconds >= 1, self.rate >= 0 else {
             throw ValidationError("--drivers ≥ 10, --seconds ≥ 1, --rate-seconds ≥ 1, --rate ≥ 0")
+        }
+        guard (1...self.drivers).contains(self.eventsPerDelivery), (0...self.drivers).contains(self.driving) else {
+            throw ValidationError("--events-per-delivery in 1...--drivers, --driving in 0...--drivers")
         }
         _ = try self.concurrencyLevels()
         _ = try self.extraEnvironment()
@@ -89,13 +96,15 @@ struct WebhookBench: AsyncParsableCommand {
             }
             defer { group.cancelAll() }
             let database = BenchDatabase(client: client, logger: logger)
-            try await database.addDrivers(self.drivers)
-            say("webhook-bench: \(self.drivers) drivers added")
+            try await database.addDrivers(self.drivers, driving: self.driving)
+            say("webhook-bench: \(self.drivers) drivers added, \(self.driving) of them on a drive")
             return try await self.run(database: database, url: url, directory: directory)
         }
         let report = WebhookReport(
             results: results,
             drivers: self.drivers,
+            eventsPerDelivery: self.eventsPerDelivery,
+            driving: self.driving,
             command: CommandLine.arguments.joined(separator: " "),
             environment: try self.extraEnvironment()
         )
@@ -149,7 +158,8 @@ struct WebhookBench: AsyncParsableCommand {
             http: http,
             url: "http://127.0.0.1:\(apiPort)/v1/hypertrack/webhooks/\(secret)",
             secret: secret,
-            drivers: self.drivers
+            drivers: self.drivers,
+            eventsPerDelivery: self.eventsPerDelivery
         )
         let runner = LevelRunner(
             load: load,

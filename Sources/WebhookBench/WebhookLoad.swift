@@ -15,16 +15,18 @@ struct WebhookLoad: Sendable {
     let url: String
     let secret: String
     let drivers: Int
+    /// Location events in each delivery, each of its own driver: 10 by default; the city's emulator sends up to
+    /// ~500 a delivery (434 on average in the 4,000-ride runs, BENCHMARKS.md 33rd session).
+    let eventsPerDelivery: Int
     /// Numbers the deliveries across runs, so each one names other drivers and a new message id.
     private let sequence = DeliveryCounter()
 
-    static let eventsPerDelivery = 10
-
-    init(http: HTTPClient, url: String, secret: String, drivers: Int) {
+    init(http: HTTPClient, url: String, secret: String, drivers: Int, eventsPerDelivery: Int) {
         self.http = http
         self.url = url
         self.secret = secret
         self.drivers = drivers
+        self.eventsPerDelivery = eventsPerDelivery
     }
 
     /// `concurrency` senders for `duration`.
@@ -97,14 +99,15 @@ struct WebhookLoad: Sendable {
         return nil
     }
 
-    /// Ten location events of ten drivers, as HyperTrack batches a stream (the emulator's and soak-bench's shape):
-    /// delivery `n` reports drivers `10n ..< 10n + 10` (modulo the fleet), each at now and a little east.
+    /// ``eventsPerDelivery`` location events of as many drivers, as HyperTrack batches a stream (the emulator's and
+    /// soak-bench's shape): delivery `n` of `k` events reports drivers `kn ..< kn + k` (modulo the fleet), each at
+    /// now and a little east.
     private func body(number: Int) -> Data {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let now = Date()
-        let events: [[String: Any]] = (0..<Self.eventsPerDelivery).map { index in
-            let driver = (number * Self.eventsPerDelivery + index) % self.drivers
+        let events: [[String: Any]] = (0..<self.eventsPerDelivery).map { index in
+            let driver = (number * self.eventsPerDelivery + index) % self.drivers
             let time = formatter.string(from: now.addingTimeInterval(Double(index) / 1_000))
             let step = Double(number % 1_000) * 0.00001
             return [

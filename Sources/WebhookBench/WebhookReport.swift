@@ -7,6 +7,9 @@ struct WebhookReport {
 
     let results: [LevelResult]
     let drivers: Int
+    let eventsPerDelivery: Int
+    /// Drivers on a drive (an open leg): their locations are stored in the inbox, the others' only applied.
+    let driving: Int
     let command: String
     let environment: [String: String]
 
@@ -21,6 +24,10 @@ struct WebhookReport {
             self.environment.isEmpty
             ? ""
             : " with " + self.environment.sorted { $0.key < $1.key }.map { "`\($0)=\($1)`" }.joined(separator: ", ")
+        let driving =
+            self.driving == 0
+            ? " (none on a drive: their locations move them and are not stored)"
+            : " (\(self.driving) of the drivers on a drive, whose locations the inbox stores)"
         var lines = [
             "## Webhook ingestion: signed location deliveries into one API and one worker (`webhook-bench`)",
             "",
@@ -29,8 +36,8 @@ struct WebhookReport {
                 + "`ridesharing serve --api-only` and `ridesharing serve --worker-only` (default settings, "
                 + "LOG_LEVEL=info\(extra)) beside a PostgreSQL of the benchmark's own (fsync and synchronous commit "
                 + "on); \(self.drivers) drivers. Each delivery is a signed `POST /v1/hypertrack/webhooks/{secret}` "
-                + "of \(WebhookLoad.eventsPerDelivery) `location` events of \(WebhookLoad.eventsPerDelivery) "
-                + "drivers. Closed loop: N senders, each posting again once answered; open loop: deliveries sent "
+                + "of \(self.eventsPerDelivery) `location` events of as many drivers\(driving). Events/s: "
+                + "the events of the acknowledged deliveries. Closed loop: N senders, each posting again once answered; open loop: deliveries sent "
                 + "when due whatever the answers, latency counted from when each was due. Backlog: `onTripWebhook` "
                 + "deliveries not yet done when the load stopped; drain: how long the worker then took to finish "
                 + "them.",
