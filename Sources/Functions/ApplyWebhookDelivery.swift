@@ -108,50 +108,106 @@ public struct ApplyWebhookDelivery: TriggerFunction {
         var applied: [Int] = []
         if delivery.hasStatuses {
             applied += try await connection.rows(
-                WebhookStatements.DeviceStatuses(events: delivery.events),
+                WebhookStatements.DeviceStatuses(events: try delivery.othersJSON()),
                 logger: logger
             )
         }
-        if !delivery.devices.isEmpty {
-            applied += try await connection.rows(WebhookStatements.Positions(events: delivery.events), logger: logger)
+        if !delivery.locations.isEmpty {
+            applied += try await connection.rows(
+                WebhookStatements.Positions(latest: delivery.latestLocations()),
+                logger: logger
+            )
         }
         return try await connection.rows(
-            WebhookStatements.Inbox(
-                elements: delivery.elements, messageID: delivery.messageID, events: delivery.events, applied: applied,
-                locationDevices: delivery.devices, receivedAt: delivery.receivedAt
-            ),
+            WebhookStatements.Inbox(delivery: delivery, applied: applied),
             logger: logger
         ).count
     }
 }
 
-/// A delivery's usable events as the intake hands them to PostgreSQL (a receipt's columns).
+/// A delivery's usable events as the intake hands them to PostgreSQL: applied by the request that received it, or
+/// stored as a receipt (``M0031WebhookReceipts``) and read back by ``ApplyWebhookDelivery``.
+///
+/// **Locations go as array columns, not JSON.** A city's delivery is ~434 locations and a few other events; as one
+/// JSON array PostgreSQL parsed it twice a delivery (`jsonb_to_recordset`: the position upsert's input, 3.3 ms with
+/// its per-device sort, and the inbox's, 3 ms, of a ~30 ms intake on an idle machine; BENCHMARKS.md, 33rd
+/// session). The API has decoded every event already, so it sends the locations as binary arrays (`unnest`) and
+/// picks each device's newest itself (``latestLocations()``); only the other events (statuses, trips, batteries:
+/// a few a delivery) stay JSON.
 struct ReceivedDelivery: Sendable {
     var messageID: String
     /// When it was received; `nil`: now (the request applies it as it is received).
     var receivedAt: Date?
     /// The delivery's events as sent (a JSON array), for each inbox row's payload.
     var elements: String
-    /// The usable events as ``InboxEvent``s (a JSON array).
-    var events: String
-    /// The devices of its location events, each once.
-    var devices: [String]
+    /// Its usable events.
+    let events: [InboxEvent]
+    /// Its locations with a device, a position and a time (every usable location has the first two): the inbox's
+    /// and the position upsert's array columns.
+    let locations: [InboxEvent]
+    /// The devices of its location events, each once: the inbox asks which of them a drive reads.
+    let devices: [String]
     /// Whether it holds a `device_status` event.
-    var hasStatuses: Bool
+    let hasStatuses: Bool
+
+    init(messageID: String, receivedAt: Date?, elements: String, events: [InboxEvent]) {
+        self.messageID = messageID
+        self.receivedAt = receivedAt
+        self.elements = elements
+        self.events = events
+        self.locations = events.filter(Self.isColumnLocation)
+        self.devices = Array(Set(events.compactMap { $0.type == "location" ? $0.deviceID : nil }))
+        self.hasStatuses = events.contains { $0.type == "device_status" }
+    }
+
+    /// Whether an event goes to PostgreSQL in the location columns.
+    static func isColumnLocation(_ event: InboxEvent) -> Bool {
+        event.type == "location" && event.deviceID != nil && event.latitude != nil && event.longitude != nil
+            && event.recordedAt != nil
+    }
+
+    /// Every event that is not in ``locations``, as the JSON array of ``InboxEvent`` rows `jsonb_to_recordset`
+    /// reads.
+    func othersJSON() throws -> String {
+        let others = self.events.filter { !Self.isColumnLocation($0) }
+        return String(decoding: try JSONEncoder().encode(others), as: UTF8.self)
+    }
+
+    /// Every event, encoded: a receipt's `events` (decoded back by ``init(messageID:receivedAt:elements:stored:)``).
+    func storedEvents() throws -> String {
+        String(decoding: try JSONEncoder().encode(self.events), as: UTF8.self)
+    }
+
+    /// The newest of each device's ``locations``: the latest `recorded_at`, then the latest index (as the position
+    /// upsert's `DISTINCT ON` chose when PostgreSQL did this).
+    func latestLocations() -> [InboxEvent] {
+        var newest: [String: InboxEvent] = [:]
+        newest.reserveCapacity(self.locations.count)
+        for event in self.locations {
+            guard let device = event.deviceID, let at = event.recordedAt else { continue }
+            if let kept = newest[device], let keptAt = kept.recordedAt, (keptAt, kept.index) > (at, event.index) {
+                continue
+            }
+            newest[device] = event
+        }
+        return newest.values.sorted { $0.index < $1.index }
+    }
 }
 
 extension ReceivedDelivery {
-    /// The usable events of `intake`; `nil` when it has none. (In an extension, so the memberwise initialiser, which
-    /// a receipt read back uses, stays synthesized.)
-    init?(messageID: String, intake: WebhookIntake) throws {
+    /// The usable events of `intake`; `nil` when it has none.
+    init?(messageID: String, intake: WebhookIntake) {
         guard !intake.events.isEmpty else { return nil }
+        self.init(messageID: messageID, receivedAt: nil, elements: intake.elements, events: intake.events)
+    }
+
+    /// A receipt's delivery: its events as ``storedEvents()`` wrote them.
+    init(messageID: String, receivedAt: Date, elements: String, stored: String) throws {
         self.init(
             messageID: messageID,
-            receivedAt: nil,
-            elements: intake.elements,
-            events: String(decoding: try JSONEncoder().encode(intake.events), as: UTF8.self),
-            devices: Array(Set(intake.events.compactMap { $0.type == "location" ? $0.deviceID : nil })),
-            hasStatuses: intake.events.contains { $0.type == "device_status" }
+            receivedAt: receivedAt,
+            elements: elements,
+            events: try JSONDecoder().decode([InboxEvent].self, from: Data(stored.utf8))
         )
     }
 }

@@ -36,6 +36,45 @@ struct WebhookIntakeTests {
         #expect(WebhookIntake(body: Self.usable).events == trees.events)
     }
 
+    @Test("a receipt's events read back are the events written, content ids too; locations go as columns, the rest as JSON")
+    func receiptRoundTrip() throws {
+        let intake = try #require(WebhookIntake.everyEventUsable(Self.usable))
+        let delivery = try #require(ReceivedDelivery(messageID: "m", intake: intake))
+        let read = try ReceivedDelivery(
+            messageID: "m", receivedAt: Date(), elements: delivery.elements, stored: try delivery.storedEvents()
+        )
+        #expect(read.events == delivery.events)
+        #expect(read.events.map(\.contentID) == delivery.events.map(\.contentID))
+        #expect(read.events[0].recordedAt == 1_795_287_600.123456, "the microseconds kept exactly")
+        #expect(delivery.locations.map(\.index) == [0])
+        #expect(delivery.devices == ["D1"] && delivery.hasStatuses)
+        let others = try JSONDecoder().decode([InboxEvent].self, from: Data(try delivery.othersJSON().utf8))
+        #expect(others.map(\.index) == [1, 2, 3])
+        let columns = WebhookStatements.LocationColumns(delivery.locations, contentIDs: true)
+        #expect(columns.indexes == [0] && columns.devices == ["D1"] && columns.latitudes == [52.5])
+        #expect(columns.contentIDs == [delivery.events[0].contentID])
+    }
+
+    @Test("each device's newest location: the latest recorded, then the later event; a location with no time is not one")
+    func latestLocations() {
+        func location(_ index: Int, _ device: String, at: Double?) -> InboxEvent {
+            InboxEvent(
+                index: index, type: "location", deviceID: device, latitude: 52, longitude: 13, recordedAt: at
+            )
+        }
+        let delivery = ReceivedDelivery(
+            messageID: "m", receivedAt: nil, elements: "[]",
+            events: [
+                location(0, "A", at: 10), location(1, "A", at: 30), location(2, "A", at: 20), location(3, "B", at: 5),
+                location(4, "B", at: 5), location(5, "C", at: nil), location(6, "B", at: 4),
+                InboxEvent(index: 7, type: "battery", value: "low", deviceID: "A"),
+            ]
+        )
+        #expect(delivery.latestLocations().map(\.index) == [1, 4])
+        #expect(delivery.locations.map(\.index) == [0, 1, 2, 3, 4, 6])
+        #expect(Set(delivery.devices) == ["A", "B", "C"] && !delivery.hasStatuses)
+    }
+
     @Test(
         "anything unusable (a bad event, a non-object, null, NUL, one object) goes the way that keeps the event as sent",
         arguments: [

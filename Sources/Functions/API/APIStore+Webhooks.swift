@@ -25,7 +25,7 @@ extension APIStore {
         apply: Backend.Configuration.Webhook.Apply
     ) async throws {
         let logger = self.logger
-        let delivery = try ReceivedDelivery(messageID: messageID, intake: intake)
+        let delivery = ReceivedDelivery(messageID: messageID, intake: intake)
         let rejections =
             intake.rejections.isEmpty
             ? nil

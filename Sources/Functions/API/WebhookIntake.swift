@@ -151,7 +151,7 @@ struct WebhookIntake: Sendable {
             index: index,
             type: event.type.rawValue,
             deviceID: event.deviceID,
-            recordedAt: event.recordedAt ?? event.createdAt
+            recordedAt: (event.recordedAt ?? event.createdAt)?.timeIntervalSince1970
         )
         switch event.payload {
         case .location(let update):
@@ -197,10 +197,11 @@ struct WebhookRejection: Sendable, Hashable {
     var payload: JSONValue?
 }
 
-/// One event of a webhook delivery, normalised for the inbox; encoded as the row `jsonb_to_recordset` reads in
-/// ``WebhookStatements/Inbox`` (its payload, the event as sent, comes from
-/// ``WebhookIntake/elements`` by ``index``).
-struct InboxEvent: Sendable, Hashable, Encodable {
+/// One event of a webhook delivery, normalised for the inbox (its payload, the event as sent, comes from
+/// ``WebhookIntake/elements`` by ``index``). A location goes to PostgreSQL as array columns
+/// (``ReceivedDelivery/locations``); any other event encoded as the row `jsonb_to_recordset` reads in
+/// ``WebhookStatements/Inbox``. A receipt stores them all encoded and decodes them back (``ReceivedDelivery``).
+struct InboxEvent: Sendable, Hashable, Codable {
     var index: Int
     var type: String
     var value: String?
@@ -208,7 +209,9 @@ struct InboxEvent: Sendable, Hashable, Encodable {
     var tripID: String?
     var latitude: Double?
     var longitude: Double?
-    var recordedAt: Date?
+    /// Seconds since 1970, as PostgreSQL's `to_timestamp` reads them: a `Double` that JSON carries exactly both
+    /// ways (a `Date` holds seconds since 2001 and its conversion can move the last bit).
+    var recordedAt: Double?
     var summary: LegSummary?
 
     /// What identifies the event whatever delivery carries it: its type, device, trip, value, time and position.
@@ -218,7 +221,7 @@ struct InboxEvent: Sendable, Hashable, Encodable {
     /// ``M0027ContentIDs``; the previous release stored all 64 digits as `content_key`, and 0027 derives this id
     /// from those).
     var contentID: String {
-        let time = self.recordedAt.map { String(Int64(($0.timeIntervalSince1970 * 1_000_000).rounded())) } ?? ""
+        let time = self.recordedAt.map { String(Int64(($0 * 1_000_000).rounded())) } ?? ""
         let fields = [
             self.type, self.deviceID ?? "", self.tripID ?? "", self.value ?? "", time,
             self.latitude.map { "\($0)" } ?? "", self.longitude.map { "\($0)" } ?? "",
@@ -244,6 +247,38 @@ struct InboxEvent: Sendable, Hashable, Encodable {
         case contentID = "content_id"
     }
 
+    /// Creates an event.
+    init(
+        index: Int, type: String, value: String? = nil, deviceID: String? = nil, tripID: String? = nil,
+        latitude: Double? = nil, longitude: Double? = nil, recordedAt: Double? = nil, summary: LegSummary? = nil
+    ) {
+        self.index = index
+        self.type = type
+        self.value = value
+        self.deviceID = deviceID
+        self.tripID = tripID
+        self.latitude = latitude
+        self.longitude = longitude
+        self.recordedAt = recordedAt
+        self.summary = summary
+    }
+
+    /// An event as ``encode(to:)`` wrote it (a receipt's); its `content_id` is derived again, not read.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            index: try container.decode(Int.self, forKey: .index),
+            type: try container.decode(String.self, forKey: .type),
+            value: try container.decodeIfPresent(String.self, forKey: .value),
+            deviceID: try container.decodeIfPresent(String.self, forKey: .deviceID),
+            tripID: try container.decodeIfPresent(String.self, forKey: .tripID),
+            latitude: try container.decodeIfPresent(Double.self, forKey: .latitude),
+            longitude: try container.decodeIfPresent(Double.self, forKey: .longitude),
+            recordedAt: try container.decodeIfPresent(Double.self, forKey: .recordedAt),
+            summary: try container.decodeIfPresent(LegSummary.self, forKey: .summary)
+        )
+    }
+
     /// `recorded_at` as seconds since 1970 (`to_timestamp`): a number keeps the microseconds without a date format
     /// to agree on.
     func encode(to encoder: any Encoder) throws {
@@ -255,7 +290,7 @@ struct InboxEvent: Sendable, Hashable, Encodable {
         try container.encodeIfPresent(self.tripID, forKey: .tripID)
         try container.encodeIfPresent(self.latitude, forKey: .latitude)
         try container.encodeIfPresent(self.longitude, forKey: .longitude)
-        try container.encodeIfPresent(self.recordedAt?.timeIntervalSince1970, forKey: .recordedAt)
+        try container.encodeIfPresent(self.recordedAt, forKey: .recordedAt)
         try container.encodeIfPresent(self.summary, forKey: .summary)
         try container.encode(self.contentID, forKey: .contentID)
     }

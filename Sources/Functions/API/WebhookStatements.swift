@@ -7,8 +7,8 @@ import PostgresNIO
 /// **Why.** Sent unnamed, each delivery's statements were parsed and planned anew: in the 22nd session's 10-minute
 /// city (`pg_stat_statements` with `track_planning`) the inbox insert planned for 7.1 ms, the position upsert for
 /// 7.9 ms and the status update for 2.1 ms a delivery, some 17 ms of every acknowledgement before any row was
-/// written. Their generic plans are their custom ones: the events arrive as one `jsonb` parameter that the planner
-/// sizes the same (a function scan's default rows) whatever it holds.
+/// written. Their generic plans are their custom ones: the events arrive as a `jsonb` parameter or as arrays that
+/// the planner sizes the same (a function scan's default rows) whatever they hold.
 ///
 /// The events and elements are declared `text` and cast in the statement: a Swift string binds as text, and a
 /// parameter PostgreSQL inferred as `jsonb` would expect `jsonb`'s binary form.
@@ -50,7 +50,7 @@ enum WebhookStatements {
             bindings.append(self.delivery.messageID)
             bindings.append(self.eventCount)
             bindings.append(self.delivery.elements)
-            bindings.append(self.delivery.events)
+            bindings.append(try self.delivery.storedEvents())
             bindings.append(self.delivery.devices)
             bindings.append(self.delivery.hasStatuses)
             return bindings
@@ -59,11 +59,13 @@ enum WebhookStatements {
         func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
     }
 
-    /// A receipt to apply, with its body; no row when it is gone (applied already).
+    /// A receipt to apply, with its body; no row when it is gone (applied already). The body's `location_devices`
+    /// and `has_statuses` are written for the previous release's worker (a rolling upgrade); this one derives them
+    /// from the events again.
     struct ReceiptToApply: PostgresPreparedStatement {
-        static let name = "functions_webhook_receipt_to_apply_v1"
+        static let name = "functions_webhook_receipt_to_apply_v2"
         static let sql = """
-            SELECT r.message_id, r.received_at, b.elements, b.events, b.location_devices, b.has_statuses
+            SELECT r.message_id, r.received_at, b.elements, b.events
             FROM \(M0031WebhookReceipts.receipts) r
             JOIN \(M0031WebhookReceipts.bodies) b ON b.receipt_id = r.id
             WHERE r.id = $1
@@ -81,26 +83,16 @@ enum WebhookStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
-            let (messageID, receivedAt, elements, events, devices, hasStatuses) = try row.decode(
-                (String, Date, String, String, [String], Bool).self
-            )
-            return ReceivedDelivery(
-                messageID: messageID, receivedAt: receivedAt, elements: elements, events: events, devices: devices,
-                hasStatuses: hasStatuses
-            )
+            let (messageID, receivedAt, elements, events) = try row.decode((String, Date, String, String).self)
+            return try ReceivedDelivery(messageID: messageID, receivedAt: receivedAt, elements: elements, stored: events)
         }
-    }
-
-    /// A statement over a delivery's events (its only parameter) that returns the indexes of the events it applied.
-    protocol AppliedEvents: PostgresPreparedStatement where Row == Int {
-        var events: String { get }
     }
 
     /// The newest tracking state of each device in the delivery, users locked in id order (as the positions' drivers
     /// are), applied unless a newer one is recorded; returns the applied events' indexes. `NO KEY UPDATE`, the lock
     /// the UPDATE takes anyway: a foreign key's check of the driver (an accept, a trip's insert) does not wait for
     /// the rest of the transaction.
-    struct DeviceStatuses: AppliedEvents {
+    struct DeviceStatuses: PostgresPreparedStatement {
         static let name = "functions_webhook_device_statuses_v1"
         static let sql = """
             WITH latest AS (
@@ -123,11 +115,23 @@ enum WebhookStatements {
             WHERE u.id = k.id AND (u.device_status_at IS NULL OR u.device_status_at <= k.at)
             RETURNING k.event_index
             """
+        static let bindingDataTypes: [PostgresDataType] = [.text]
+        typealias Row = Int
+
+        /// The delivery's events but its column locations (``ReceivedDelivery/othersJSON()``).
         var events: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(self.events)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
     }
 
-    /// The newest position of each device in the delivery, upserted in driver order unless a newer one is recorded;
-    /// returns the applied events' indexes.
+    /// The newest position of each device in the delivery (``ReceivedDelivery/latestLocations()``), upserted in
+    /// driver order unless a newer one is recorded; returns the applied events' indexes.
     ///
     /// The applied indexes are the delivery's newest events whose driver the upsert returned, found by an index
     /// lookup of each event's device with the moved drivers as one array (`= ANY`, computed once). Joined to the
@@ -137,18 +141,16 @@ enum WebhookStatements {
     /// drivers replayed in a rolled-back transaction, alternated, three pairs) the statement took 90-93 ms with the
     /// join and 29-44 ms without; in that run it was PostgreSQL's largest statement (133 ms a delivery, 838
     /// deliveries).
-    struct Positions: AppliedEvents {
-        static let name = "functions_webhook_positions_v2"
+    ///
+    /// v3 takes the positions as arrays, each device's newest picked by the API; v2 parsed the delivery's events
+    /// as JSON and picked them with `DISTINCT ON` (``ReceivedDelivery``).
+    struct Positions: PostgresPreparedStatement {
+        static let name = "functions_webhook_positions_v3"
         static let sql = """
             WITH latest AS (
-                SELECT DISTINCT ON (e.device_id) e.device_id, e.latitude, e.longitude, e.recorded_at,
-                       e.event_index
-                FROM jsonb_to_recordset($1::jsonb) AS e(
-                    event_index int, type text, device_id text, latitude float8, longitude float8,
-                    recorded_at float8)
-                WHERE e.type = 'location' AND e.device_id IS NOT NULL AND e.latitude IS NOT NULL
-                  AND e.longitude IS NOT NULL AND e.recorded_at IS NOT NULL
-                ORDER BY e.device_id, e.recorded_at DESC, e.event_index DESC
+                SELECT l.device_id, l.latitude, l.longitude, l.recorded_at, l.event_index
+                FROM unnest($1::text[], $2::float8[], $3::float8[], $4::float8[], $5::int8[])
+                    AS l(device_id, latitude, longitude, recorded_at, event_index)
             ),
             moved AS (
                 INSERT INTO driver_positions (driver_id, lat, lng, recorded_at)
@@ -164,7 +166,54 @@ enum WebhookStatements {
             SELECT l.event_index FROM latest l JOIN users u ON u.device_id = l.device_id
             WHERE u.id = ANY (ARRAY(SELECT driver_id FROM moved))
             """
-        var events: String
+        static let bindingDataTypes: [PostgresDataType] = [
+            .textArray, .float8Array, .float8Array, .float8Array, .int8Array,
+        ]
+        typealias Row = Int
+
+        /// Each device's newest location (``ReceivedDelivery/latestLocations()``): the columns are read from
+        /// events with a device, a position and a time (``ReceivedDelivery/isColumnLocation(_:)``).
+        var latest: [InboxEvent]
+
+        func makeBindings() throws -> PostgresBindings {
+            let columns = LocationColumns(self.latest)
+            var bindings = PostgresBindings(capacity: 5)
+            bindings.append(columns.devices)
+            bindings.append(columns.latitudes)
+            bindings.append(columns.longitudes)
+            bindings.append(columns.recordedAt)
+            bindings.append(columns.indexes)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
+    }
+
+    /// Location events as the statements' array columns, in the events' order.
+    struct LocationColumns {
+        var indexes: [Int] = []
+        var devices: [String] = []
+        var latitudes: [Double] = []
+        var longitudes: [Double] = []
+        var recordedAt: [Double] = []
+        /// Each event's ``InboxEvent/contentID`` (a SHA-256 each: only for the inbox, which stores it).
+        var contentIDs: [String] = []
+
+        /// The columns of `events` that have a device, a position and a time (others are left out; the intake's
+        /// ``ReceivedDelivery/locations`` has no others).
+        init(_ events: [InboxEvent], contentIDs: Bool = false) {
+            for event in events {
+                guard let device = event.deviceID, let latitude = event.latitude, let longitude = event.longitude,
+                    let at = event.recordedAt
+                else { continue }
+                self.indexes.append(event.index)
+                self.devices.append(device)
+                self.latitudes.append(latitude)
+                self.longitudes.append(longitude)
+                self.recordedAt.append(at)
+                if contentIDs { self.contentIDs.append(event.contentID) }
+            }
+        }
     }
 
     /// The delivery's events into the inbox (an event already there, by message id and index or by content, is
@@ -187,11 +236,27 @@ enum WebhookStatements {
     /// and 20.7 ms against 17.9-20.1, alternated): with a third of the drivers on a ride, nearly every delivery keeps
     /// some rows (37 of 434 a delivery on average) and parses the delivery anyway. Sending each event as sent
     /// (a `text[]`, parsed per kept row) would cut that too; the API would have to split the body's array itself.
+    ///
+    /// v8 takes the locations as array columns (`$11`-`$16`, ``ReceivedDelivery``) and only the other events as
+    /// JSON (`$3`): v7 parsed all ~434 of a city's delivery from JSON, 3 ms a call unloaded, to keep the few a drive
+    /// reads.
     struct Inbox: PostgresPreparedStatement {
-        static let name = "functions_webhook_inbox_v7"
+        static let name = "functions_webhook_inbox_v8"
         static let sql = """
             WITH kept AS MATERIALIZED (
                 SELECT \(M0031WebhookReceipts.deviceFunctionAt)($9::text[], coalesce($10, now())) AS device_id
+            ),
+            events AS (
+                SELECT e.event_index, e.type, e.value, e.device_id, e.trip_id, e.latitude, e.longitude,
+                       e.recorded_at, e.summary, e.content_id
+                FROM jsonb_to_recordset($3::jsonb) AS e(
+                    event_index int, type text, value text, device_id text, trip_id text, latitude float8,
+                    longitude float8, recorded_at float8, summary jsonb, content_id uuid)
+                UNION ALL
+                SELECT l.event_index, 'location', NULL, l.device_id, NULL, l.latitude, l.longitude,
+                       l.recorded_at, NULL, l.content_id::uuid
+                FROM unnest($11::int[], $12::text[], $13::float8[], $14::float8[], $15::float8[], $16::text[])
+                    AS l(event_index, device_id, latitude, longitude, recorded_at, content_id)
             )
             INSERT INTO webhook_events (message_id, event_index, type, value, device_id, trip_id, latitude,
                                         longitude, recorded_at, summary, payload, content_id,
@@ -217,9 +282,7 @@ enum WebhookStatements {
                    END,
                    CASE WHEN e.type IN ('location', 'device_status') THEN now() END,
                    coalesce($10, now())
-            FROM jsonb_to_recordset($3::jsonb) AS e(
-                event_index int, type text, value text, device_id text, trip_id text, latitude float8,
-                longitude float8, recorded_at float8, summary jsonb, content_id uuid)
+            FROM events e
             WHERE e.type IS DISTINCT FROM 'location' OR e.device_id IS NULL
                OR e.device_id IN (SELECT k.device_id FROM kept k)
             ORDER BY e.event_index
@@ -228,49 +291,36 @@ enum WebhookStatements {
             """
         static let bindingDataTypes: [PostgresDataType] = [
             .text, .text, .text, .int8Array, .text, .text, .text, .text, .textArray, .timestamptz,
+            .int8Array, .textArray, .float8Array, .float8Array, .float8Array, .textArray,
         ]
         typealias Row = Int64
 
-        /// The delivery's events as sent (a JSON array), for each row's payload.
-        var elements: String
-        var messageID: String
-        /// The usable events as ``InboxEvent``s (a JSON array).
-        var events: String
+        var delivery: ReceivedDelivery
         /// Indexes of the location and status events the delivery applied.
         var applied: [Int]
-        /// The devices of the delivery's location events, each once.
-        var locationDevices: [String]
-        /// When the delivery was received (its receipt's time; `nil`: now): the rows' `received_at`, and the instant
-        /// a location is kept for (a drive open then reads it).
-        var receivedAt: Date?
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 10)
-            bindings.append(self.elements)
-            bindings.append(self.messageID)
-            bindings.append(self.events)
+            let locations = LocationColumns(self.delivery.locations, contentIDs: true)
+            var bindings = PostgresBindings(capacity: 16)
+            bindings.append(self.delivery.elements)
+            bindings.append(self.delivery.messageID)
+            bindings.append(try self.delivery.othersJSON())
             bindings.append(self.applied)
             bindings.append(ApplyWebhookDelivery.positionApplied)
             bindings.append(ApplyWebhookDelivery.positionIgnored)
             bindings.append(ApplyWebhookDelivery.statusIncomplete)
             bindings.append(ApplyWebhookDelivery.statusIgnored)
-            bindings.append(self.locationDevices)
-            bindings.append(self.receivedAt)
+            bindings.append(self.delivery.devices)
+            bindings.append(self.delivery.receivedAt)
+            bindings.append(locations.indexes)
+            bindings.append(locations.devices)
+            bindings.append(locations.latitudes)
+            bindings.append(locations.longitudes)
+            bindings.append(locations.recordedAt)
+            bindings.append(locations.contentIDs)
             return bindings
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
     }
-}
-
-extension WebhookStatements.AppliedEvents {
-    static var bindingDataTypes: [PostgresDataType] { [.text] }
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 1)
-        bindings.append(self.events)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
 }

@@ -140,6 +140,69 @@ struct LocationIngestTests {
         }
     }
 
+    @Test(
+        "one delivery naming a device several times: its latest-recorded location applies (a tie: the later event); a location with no time is stored, applied nowhere",
+        arguments: Backend.Configuration.Webhook.Apply.allCases
+    )
+    func newestOfADeliveryApplies(apply: Backend.Configuration.Webhook.Apply) async throws {
+        var configuration = RideHarness.configuration
+        configuration.webhook.apply = apply
+        try await RideHarness.with(tracking: FakeTripTracking(), configuration: configuration) { h in
+            let devices = Array(try await Self.drivers(h, prefix: "NEW").prefix(3))
+            try await Self.legs(h, devices: devices)
+            let start = Date().addingTimeInterval(-60)
+            func at(_ seconds: Double) -> String {
+                let formatter = ISO8601DateFormatter()
+                formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                return formatter.string(from: start.addingTimeInterval(seconds))
+            }
+            var timeless = RideHarness.locationEvent(device: devices[2], lat: 52.9, lng: 13.4, at: at(0))
+            if case .object(var members) = timeless {
+                members["created_at"] = nil
+                members["recorded_at"] = nil
+                timeless = .object(members)
+            }
+            let events: [JSONValue] = [
+                RideHarness.locationEvent(device: devices[0], lat: 52.1, lng: 13.4, at: at(10)),
+                RideHarness.locationEvent(device: devices[0], lat: 52.3, lng: 13.4, at: at(30.000_001)),
+                RideHarness.locationEvent(device: devices[0], lat: 52.2, lng: 13.4, at: at(20)),
+                RideHarness.locationEvent(device: devices[1], lat: 52.4, lng: 13.4, at: at(5)),
+                RideHarness.locationEvent(device: devices[1], lat: 52.5, lng: 13.4, at: at(5)),
+                timeless,
+            ]
+            #expect(try await h.webhook(events).status == 202)
+            try await h.webhooksApplied()
+            let rows = try await h.client.query(
+                """
+                SELECT event_index, outcome, latitude, (recorded_at IS NULL) FROM webhook_events ORDER BY event_index
+                """,
+                logger: BackendHarness.logger
+            )
+            var seen: [String] = []
+            for try await (index, outcome, latitude, timeless) in rows.decode((Int, String?, Double?, Bool).self) {
+                seen.append("\(index) \(outcome ?? "-") \(latitude.map { "\($0)" } ?? "-")\(timeless ? " no time" : "")")
+            }
+            let (applied, ignored) = (ApplyWebhookDelivery.positionApplied, ApplyWebhookDelivery.positionIgnored)
+            #expect(
+                seen == [
+                    "0 \(ignored) 52.1", "1 \(applied) 52.3", "2 \(ignored) 52.2", "3 \(ignored) 52.4",
+                    "4 \(applied) 52.5", "5 \(ignored) 52.9 no time",
+                ]
+            )
+            var positions: [String: Double] = [:]
+            for try await (device, lat) in try await h.client.query(
+                """
+                SELECT u.device_id, p.lat FROM driver_positions p JOIN users u ON u.id = p.driver_id
+                WHERE u.device_id LIKE 'NEW-%'
+                """,
+                logger: BackendHarness.logger
+            ).decode((String, Double).self) {
+                positions[device] = lat
+            }
+            #expect(positions == [devices[0]: 52.3, devices[1]: 52.5])
+        }
+    }
+
     @Test("device statuses apply with their delivery too: the newest per device, an older one ignored, not by onTripWebhook")
     func deviceStatuses() async throws {
         @Sendable func status(_ device: String?, _ value: String?, at seconds: Double) -> JSONValue {

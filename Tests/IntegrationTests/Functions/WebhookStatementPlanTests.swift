@@ -108,15 +108,18 @@ struct WebhookStatementPlanTests {
     static func fiveHundredLocations(drivers: ClosedRange<Int> = 1...500) -> WebhookStatements.Inbox {
         let now = Date().timeIntervalSince1970
         let events = drivers.enumerated().map { offset, index in
-            """
-            {"event_index": \(offset), "type": "location", "device_id": "PLAN-\(index)", \
-            "latitude": 52.52, "longitude": 13.405, "recorded_at": \(now), "content_id": "\(UUID())"}
-            """
+            InboxEvent(
+                index: offset, type: "location", deviceID: "PLAN-\(index)", latitude: 52.52, longitude: 13.405,
+                recordedAt: now
+            )
         }
-        let delivery = "[" + events.joined(separator: ",") + "]"
+        let elements = drivers.map { #"{"type": "location", "device_id": "PLAN-\#($0)"}"# }
         return WebhookStatements.Inbox(
-            elements: delivery, messageID: "plan", events: delivery, applied: Array(0..<drivers.count),
-            locationDevices: drivers.map { "PLAN-\($0)" }, receivedAt: Date()
+            delivery: ReceivedDelivery(
+                messageID: "plan", receivedAt: Date(), elements: "[" + elements.joined(separator: ",") + "]",
+                events: events
+            ),
+            applied: Array(0..<drivers.count)
         )
     }
 
@@ -192,7 +195,7 @@ struct WebhookStatementPlanTests {
                 try await connection.query("BEGIN", logger: Self.logger)
                 try await connection.query("SET LOCAL enable_seqscan = off", logger: Self.logger)
                 var bindings = PostgresBindings()
-                bindings.append(inbox.locationDevices)
+                bindings.append(inbox.delivery.devices)
                 var text = ""
                 for try await line in try await connection.query(
                     PostgresQuery(
@@ -230,18 +233,32 @@ struct WebhookStatementPlanTests {
 
     /// `EXECUTE inbox(…)` of ``fiveHundredLocations()``'s parameters as literals, for an SQL-level `PREPARE` of the
     /// inbox statement (the same plan cache as the protocol's, and `EXPLAIN` shows its cached plan).
-    static func executeInbox(_ inbox: WebhookStatements.Inbox) -> String {
+    static func executeInbox(_ inbox: WebhookStatements.Inbox) throws -> String {
         func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
-        let arguments = [
-            literal(inbox.elements), literal(inbox.messageID), literal(inbox.events),
-            "ARRAY[" + inbox.applied.map(String.init).joined(separator: ",") + "]::int8[]",
+        func array(_ values: [String], _ type: String) -> String { "ARRAY[" + values.joined(separator: ",") + "]::" + type }
+        let delivery = inbox.delivery
+        let locations = WebhookStatements.LocationColumns(delivery.locations, contentIDs: true)
+        var arguments = [literal(delivery.elements), literal(delivery.messageID), literal(try delivery.othersJSON())]
+        arguments.append(array(inbox.applied.map(String.init), "int8[]"))
+        arguments += [
             literal(ApplyWebhookDelivery.positionApplied), literal(ApplyWebhookDelivery.positionIgnored),
             literal(ApplyWebhookDelivery.statusIncomplete), literal(ApplyWebhookDelivery.statusIgnored),
-            "ARRAY[" + inbox.locationDevices.map(literal).joined(separator: ",") + "]::text[]",
-            "now()",
         ]
+        arguments.append(array(delivery.devices.map(literal), "text[]"))
+        arguments.append("now()")
+        arguments.append(array(locations.indexes.map(String.init), "int8[]"))
+        arguments.append(array(locations.devices.map(literal), "text[]"))
+        for column in [locations.latitudes, locations.longitudes, locations.recordedAt] {
+            arguments.append(array(column.map { "\($0)" }, "float8[]"))
+        }
+        arguments.append(array(locations.contentIDs.map(literal), "text[]"))
         return "EXECUTE inbox(" + arguments.joined(separator: ", ") + ")"
     }
+
+    /// The inbox statement's parameters' types, for an SQL-level `PREPARE`.
+    static let inboxParameterTypes =
+        "text, text, text, int8[], text, text, text, text, text[], timestamptz, int8[], text[], float8[], float8[], "
+        + "float8[], text[]"
 
     @Test("the inbox statement planned on an empty database probes by index once the city has grown")
     func inboxPlannedOnEmptyTablesProbes() async throws {
@@ -261,12 +278,11 @@ struct WebhookStatementPlanTests {
                 try await connection.query(WebhookStatements.settings, logger: Self.logger)
                 try await connection.query(
                     PostgresQuery(
-                        unsafeSQL: "PREPARE inbox(text, text, text, int8[], text, text, text, text, text[]) AS "
-                            + WebhookStatements.Inbox.sql
+                        unsafeSQL: "PREPARE inbox(\(Self.inboxParameterTypes)) AS " + WebhookStatements.Inbox.sql
                     ),
                     logger: Self.logger
                 )
-                try await connection.query(PostgresQuery(unsafeSQL: Self.executeInbox(inbox)), logger: Self.logger)
+                try await connection.query(PostgresQuery(unsafeSQL: try Self.executeInbox(inbox)), logger: Self.logger)
                 try await connection.query("ROLLBACK", logger: Self.logger)
 
                 try await Self.cityInFlight(client)
@@ -289,7 +305,7 @@ struct WebhookStatementPlanTests {
                 try await connection.query("BEGIN", logger: Self.logger)
                 try await connection.query(WebhookStatements.settings, logger: Self.logger)
                 let before = try await read()
-                try await connection.query(PostgresQuery(unsafeSQL: Self.executeInbox(inbox)), logger: Self.logger)
+                try await connection.query(PostgresQuery(unsafeSQL: try Self.executeInbox(inbox)), logger: Self.logger)
                 let after = try await read()
                 let devices = try await Self.storedDevices(connection)
                 try await connection.query("ROLLBACK", logger: Self.logger)
@@ -322,21 +338,19 @@ struct WebhookStatementPlanTests {
             // A delivery of 500 drivers' newest positions, a third of them moved.
             let now = Date().timeIntervalSince1970
             let events = (0..<500).map { index in
-                """
-                {"event_index": \(index), "type": "location", "device_id": "PLAN-\(index * 20 + 1)", \
-                "latitude": \(52.52 + (index % 3 == 0 ? 0.001 : 0)), "longitude": 13.405, "recorded_at": \(now)}
-                """
+                InboxEvent(
+                    index: index, type: "location", deviceID: "PLAN-\(index * 20 + 1)",
+                    latitude: 52.52 + (index % 3 == 0 ? 0.001 : 0), longitude: 13.405, recordedAt: now
+                )
             }
-            let delivery = "[" + events.joined(separator: ",") + "]"
+            let positions = WebhookStatements.Positions(latest: events)
 
             let plan = try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: Self.logger)
-                var bindings = PostgresBindings()
-                bindings.append(delivery)
                 let rows = try await connection.query(
                     PostgresQuery(
                         unsafeSQL: "EXPLAIN (ANALYZE, FORMAT JSON) " + WebhookStatements.Positions.sql,
-                        binds: bindings
+                        binds: try positions.makeBindings()
                     ),
                     logger: Self.logger
                 )
@@ -351,7 +365,7 @@ struct WebhookStatementPlanTests {
 
             // And the statement still answers every applied event (all 500: each is its driver's newest position).
             let applied = try await client.withConnection { connection in
-                try await connection.rows(WebhookStatements.Positions(events: delivery), logger: Self.logger)
+                try await connection.rows(positions, logger: Self.logger)
             }
             #expect(applied.sorted() == Array(0..<500))
         }
