@@ -55,6 +55,29 @@ struct WebhookIntakeTests {
         #expect(columns.contentIDs == [delivery.events[0].contentID])
     }
 
+    @Test(
+        "a JSON array's elements cut as text are the elements it decodes to",
+        arguments: [
+            String(decoding: Self.usable, as: UTF8.self), "[]", " [ ] ", "[1]", #"[ "a,]" , {"b": [1, {"c": "}\\"}]}, null ]"#,
+            #"[{"x": "\"]"}, [[], {}], "\\", "é ✓ \u00e9"]"#, "[\n{\"a\": 1}\r\n,\t{\"b\": 2}\n]\n",
+        ]
+    )
+    func arrayElements(text: String) throws {
+        let elements = try #require(JSONArrayElements.split(text))
+        let whole = try JSONDecoder().decode([JSONValue].self, from: Data(text.utf8))
+        let cut = try elements.map { try JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
+        #expect(cut == whole)
+        #expect(elements.allSatisfy { $0 == $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+    }
+
+    @Test(
+        "text that is not an array as the cut reads it is not cut",
+        arguments: ["", "{}", "1", "[1,]", "[,1]", "[1,,2]", "[1] x", "[1", "[}", #"["]"#, "[{]"]
+    )
+    func notArrayElements(text: String) {
+        #expect(JSONArrayElements.split(text) == nil, "\(text)")
+    }
+
     @Test("each device's newest location: the latest recorded, then the later event; a location with no time is not one")
     func latestLocations() {
         func location(_ index: Int, _ device: String, at: Double?) -> InboxEvent {

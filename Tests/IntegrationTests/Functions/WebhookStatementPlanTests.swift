@@ -177,7 +177,15 @@ struct WebhookStatementPlanTests {
                 "the open legs' and active orders' devices, no idle driver's"
             )
             let planTree = try JSONSerialization.jsonObject(with: Data(plan.utf8))
-            #expect(Self.initPlanLoops(planTree) == [1], "the delivery parsed once for its rows' payloads\n\(plan)")
+            // v9: each kept row's payload parsed from its own text; v6-v8 parsed the delivery whole once for them, as
+            // v9 does when the delivery is not cut.
+            #expect(Self.initPlanLoops(planTree).allSatisfy { $0 == 0 }, "the delivery not parsed whole\n\(plan)")
+            var whole = inbox
+            whole.cutsPayloads = false
+            let (wholePlan, wholeStored) = try await Self.explainInbox(whole, client)
+            #expect(wholeStored == stored)
+            let wholeTree = try JSONSerialization.jsonObject(with: Data(wholePlan.utf8))
+            #expect(Self.initPlanLoops(wholeTree) == [1], "the delivery parsed once for its rows' payloads\n\(wholePlan)")
             let scans = Self.scans(planTree)
             // As `EXISTS` beside the other tests, the planner hashed a sequential scan of every user each delivery.
             for table in ["users", "order_legs", "orders"] {
@@ -217,13 +225,15 @@ struct WebhookStatementPlanTests {
         }
     }
 
-    @Test("v6: a delivery of idle drivers' locations is never parsed as sent (its payloads have no row to go to)")
+    @Test("v6: a delivery of idle drivers' locations sent whole is never parsed (its payloads have no row to go to)")
     func inboxParsesTheDeliveryOnlyForItsRows() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
             try await BackendHarness.migrate(client, backend: Backend())
             try await Self.cityInFlight(client)
             // Drivers 12-299: known devices, no active order, no open leg (``readByADrive``).
-            let (plan, stored) = try await Self.explainInbox(Self.fiveHundredLocations(drivers: 12...299), client)
+            var inbox = Self.fiveHundredLocations(drivers: 12...299)
+            inbox.cutsPayloads = false
+            let (plan, stored) = try await Self.explainInbox(inbox, client)
             #expect(stored.isEmpty)
             // v5's `MATERIALIZED` CTE of the delivery was read by the join before any row was filtered.
             let loops = Self.initPlanLoops(try JSONSerialization.jsonObject(with: Data(plan.utf8)))
@@ -238,7 +248,7 @@ struct WebhookStatementPlanTests {
         func array(_ values: [String], _ type: String) -> String { "ARRAY[" + values.joined(separator: ",") + "]::" + type }
         let delivery = inbox.delivery
         let locations = WebhookStatements.LocationColumns(delivery.locations, contentIDs: true)
-        var arguments = [literal(delivery.elements), literal(delivery.messageID), literal(try delivery.othersJSON())]
+        var arguments = [literal(""), literal(delivery.messageID), literal(try delivery.othersJSON())]
         arguments.append(array(inbox.applied.map(String.init), "int8[]"))
         arguments += [
             literal(ApplyWebhookDelivery.positionApplied), literal(ApplyWebhookDelivery.positionIgnored),
@@ -252,13 +262,14 @@ struct WebhookStatementPlanTests {
             arguments.append(array(column.map { "\($0)" }, "float8[]"))
         }
         arguments.append(array(locations.contentIDs.map(literal), "text[]"))
+        arguments.append(array((JSONArrayElements.split(delivery.elements) ?? []).map(literal), "text[]"))
         return "EXECUTE inbox(" + arguments.joined(separator: ", ") + ")"
     }
 
     /// The inbox statement's parameters' types, for an SQL-level `PREPARE`.
     static let inboxParameterTypes =
         "text, text, text, int8[], text, text, text, text, text[], timestamptz, int8[], text[], float8[], float8[], "
-        + "float8[], text[]"
+        + "float8[], text[], text[]"
 
     @Test("the inbox statement planned on an empty database probes by index once the city has grown")
     func inboxPlannedOnEmptyTablesProbes() async throws {
