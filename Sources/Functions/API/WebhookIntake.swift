@@ -247,38 +247,6 @@ struct InboxEvent: Sendable, Hashable, Codable {
         case contentID = "content_id"
     }
 
-    /// Creates an event.
-    init(
-        index: Int, type: String, value: String? = nil, deviceID: String? = nil, tripID: String? = nil,
-        latitude: Double? = nil, longitude: Double? = nil, recordedAt: Double? = nil, summary: LegSummary? = nil
-    ) {
-        self.index = index
-        self.type = type
-        self.value = value
-        self.deviceID = deviceID
-        self.tripID = tripID
-        self.latitude = latitude
-        self.longitude = longitude
-        self.recordedAt = recordedAt
-        self.summary = summary
-    }
-
-    /// An event as ``encode(to:)`` wrote it (a receipt's); its `content_id` is derived again, not read.
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            index: try container.decode(Int.self, forKey: .index),
-            type: try container.decode(String.self, forKey: .type),
-            value: try container.decodeIfPresent(String.self, forKey: .value),
-            deviceID: try container.decodeIfPresent(String.self, forKey: .deviceID),
-            tripID: try container.decodeIfPresent(String.self, forKey: .tripID),
-            latitude: try container.decodeIfPresent(Double.self, forKey: .latitude),
-            longitude: try container.decodeIfPresent(Double.self, forKey: .longitude),
-            recordedAt: try container.decodeIfPresent(Double.self, forKey: .recordedAt),
-            summary: try container.decodeIfPresent(LegSummary.self, forKey: .summary)
-        )
-    }
-
     /// `recorded_at` as seconds since 1970 (`to_timestamp`): a number keeps the microseconds without a date format
     /// to agree on.
     func encode(to encoder: any Encoder) throws {
@@ -293,6 +261,25 @@ struct InboxEvent: Sendable, Hashable, Codable {
         try container.encodeIfPresent(self.recordedAt, forKey: .recordedAt)
         try container.encodeIfPresent(self.summary, forKey: .summary)
         try container.encode(self.contentID, forKey: .contentID)
+    }
+}
+
+extension InboxEvent {
+    // In an extension, so the memberwise initialiser stays synthesized.
+    /// An event as ``encode(to:)`` wrote it (a receipt's); its `content_id` is derived again, not read.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            index: try container.decode(Int.self, forKey: .index),
+            type: try container.decode(String.self, forKey: .type),
+            value: try container.decodeIfPresent(String.self, forKey: .value),
+            deviceID: try container.decodeIfPresent(String.self, forKey: .deviceID),
+            tripID: try container.decodeIfPresent(String.self, forKey: .tripID),
+            latitude: try container.decodeIfPresent(Double.self, forKey: .latitude),
+            longitude: try container.decodeIfPresent(Double.self, forKey: .longitude),
+            recordedAt: try container.decodeIfPresent(Double.self, forKey: .recordedAt),
+            summary: try container.decodeIfPresent(LegSummary.self, forKey: .summary)
+        )
     }
 }
 
