@@ -57,6 +57,16 @@ struct LocationIngestTests {
         }
     }
 
+    /// A ride harness whose webhook deliveries are applied as `apply` says (in the request or by the worker).
+    static func with(
+        _ apply: Backend.Configuration.Webhook.Apply,
+        _ body: @escaping @Sendable (RideHarness) async throws -> Void
+    ) async throws {
+        var configuration = RideHarness.configuration
+        configuration.webhook.apply = apply
+        try await RideHarness.with(tracking: FakeTripTracking(), configuration: configuration, body)
+    }
+
     static func expectNewest(_ h: RideHarness, devices: [String], delivery: Int) async throws {
         for (index, device) in devices.enumerated() {
             let rows = try await h.client.query(
@@ -78,9 +88,7 @@ struct LocationIngestTests {
         arguments: Backend.Configuration.Webhook.Apply.allCases
     )
     func inOrderPerDevice(apply: Backend.Configuration.Webhook.Apply) async throws {
-        var configuration = RideHarness.configuration
-        configuration.webhook.apply = apply
-        try await RideHarness.with(tracking: FakeTripTracking(), configuration: configuration) { h in
+        try await Self.with(apply) { h in
             let devices = try await Self.drivers(h, prefix: "LOC")
             // Half of them on a drive: only their locations are stored; every driver moves.
             try await Self.legs(h, devices: Array(devices.prefix(4)))
@@ -145,9 +153,7 @@ struct LocationIngestTests {
         arguments: Backend.Configuration.Webhook.Apply.allCases
     )
     func newestOfADeliveryApplies(apply: Backend.Configuration.Webhook.Apply) async throws {
-        var configuration = RideHarness.configuration
-        configuration.webhook.apply = apply
-        try await RideHarness.with(tracking: FakeTripTracking(), configuration: configuration) { h in
+        try await Self.with(apply) { h in
             let devices = Array(try await Self.drivers(h, prefix: "NEW").prefix(3))
             try await Self.legs(h, devices: devices)
             let start = Date().addingTimeInterval(-60)
