@@ -27,6 +27,12 @@ public enum PrometheusExposition {
             .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300),
             .seconds(900),
         ]
+        // A delivery's stages take from a millisecond (decoding) to hundreds (PostgreSQL under load); the
+        // acknowledgement is asked in tens.
+        factory.durationHistogramBuckets["webhook_intake_duration"] = [
+            .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20),
+            .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
+        ]
         return factory
     }
 
@@ -61,6 +67,7 @@ public enum PrometheusExposition {
         "hb_request_errors": "HTTP requests that failed with an error, per route and method.",
         "http_server_request_duration": "HTTP request duration in seconds, per route, method and status.",
         "http_server_active_requests": "HTTP requests being served now.",
+        "webhook_intake_duration": "Seconds an accepted webhook delivery spent per stage: read (its body), decode (authentication and events), store (PostgreSQL).",
     ]
 
     /// The database's delivery gauges: name, help, and the value of one function's backlog.

@@ -1,5 +1,6 @@
 import EmbeddedPostgres
 import Foundation
+import HyperTrackAPI
 import NIOHTTP1
 import PostgresNIO
 import Testing
@@ -52,6 +53,7 @@ struct LocalCommandTests {
         #expect(metrics.body.contains(#"function="registerDriverDevice""#))
         Self.expectHelp(metrics.body)
         #expect(metrics.body.contains("trigger_deliveries_up 1"))
+        try await Self.expectWebhookStages(base: base, metricsURL: metricsURL)
         #expect(metrics.body.contains(#"trigger_deliveries_dead{function="completeTrip"} 0.0"#))
 
         // The backlog gauges are the database's: a delivery dead-lettered by any process (here: written directly)
@@ -70,6 +72,33 @@ struct LocalCommandTests {
 
         local.signal(SIGTERM)
         #expect(try await local.exitStatus() == 0, "local exits cleanly on SIGTERM: \(local.output.suffix(10))")
+    }
+
+    /// A signed delivery (local's webhook secret signs it and names the path) is timed in each stage of
+    /// `webhook_intake_duration` (a forged one is refused, 401, before it is read as events).
+    static func expectWebhookStages(base: String, metricsURL: String) async throws {
+        let secret = "local-webhook-secret"
+        let body = #"[{"type":"battery","device_id":"DEV-1","recorded_at":"2026-12-02T10:00:00Z","data":{"value":"low"}}]"#
+        let url = "\(base)/v1/hypertrack/webhooks/\(secret)"
+        let forged = try await HTTP.send(
+            .POST, url, body: body,
+            headers: [("x-hypertrack-signature", "00"), ("x-amz-sns-message-id", UUID().uuidString)]
+        )
+        #expect(forged.status == 401)
+        let accepted = try await HTTP.send(
+            .POST, url, body: body,
+            headers: [
+                ("x-hypertrack-signature", HMACWebhookSignatureVerifier.signature(for: Data(body.utf8), secret: secret)),
+                ("x-amz-sns-message-id", UUID().uuidString),
+            ]
+        )
+        #expect(accepted.status == 202, "\(accepted.body)")
+        let metrics = try await HTTP.send(.GET, metricsURL).body
+        for stage in ["read", "decode", "store"] {
+            let count = RollingRestartTests.sum(metrics, "webhook_intake_duration_count", containing: #"stage="\#(stage)""#)
+            #expect(count >= 1, "stage \(stage): \(count)")
+        }
+        #expect(metrics.contains(#"webhook_intake_duration_bucket{stage="store",le="0.001"}"#))
     }
 
     /// Every metric has a `# HELP` line right before its `# TYPE` line, with a text written for it.

@@ -201,7 +201,8 @@ enum HTTP {
     }
 
     static func send(
-        _ method: HTTPMethod, _ url: String, json: [String: Any]? = nil, headers: [(String, String)] = []
+        _ method: HTTPMethod, _ url: String, json: [String: Any]? = nil, body: String? = nil,
+        headers: [(String, String)] = []
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: url)
         request.method = method
@@ -209,6 +210,9 @@ enum HTTP {
         if let json {
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
+        } else if let body {
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 4 << 20)

@@ -54,7 +54,9 @@ struct WebhookRoutes: Sendable {
     private func receive(_ request: Request, pathSecret: String?, context: APIRequestContext) async throws
         -> EditedResponse<StatusView>
     {
+        let started = ContinuousClock.now
         let body = Data(try await request.body.collect(upTo: Self.maximumBodyBytes).readableBytesView)
+        let read = ContinuousClock.now
         try self.authentication.authenticate(
             pathSecret: pathSecret,
             body: body,
@@ -67,7 +69,9 @@ struct WebhookRoutes: Sendable {
             throw APIProblem.badRequest("x-amz-sns-message-id: the header is required")
         }
         let intake = WebhookIntake(body: body)
+        let decoded = ContinuousClock.now
         try await self.store.storeWebhook(messageID: messageID, intake: intake, apply: self.apply)
+        WebhookMetrics.intake(read: read - started, decode: decoded - read, store: ContinuousClock.now - decoded)
         if !intake.rejections.isEmpty {
             self.logger.warning(
                 "webhook events rejected",
