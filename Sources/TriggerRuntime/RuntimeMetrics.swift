@@ -30,9 +30,8 @@ enum RuntimeMetrics {
     static func finished(_ delivery: Delivery, outcome: String, duration: Duration) {
         let function = delivery.function.rawValue
         Counter(label: "trigger.invocations", dimensions: [("function", function), ("outcome", outcome)]).increment()
-        let (seconds, attoseconds) = duration.components
         Metrics.Timer(label: "trigger.invocation.duration", dimensions: [("function", function)])
-            .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            .record(duration: duration)
     }
 
     static func timerScheduled(_ function: FunctionName) {

@@ -13,9 +13,7 @@ import Metrics
 enum WebhookMetrics {
     static func intake(read: Duration, decode: Duration, store: Duration) {
         for (stage, duration) in [("read", read), ("decode", decode), ("store", store)] {
-            let (seconds, attoseconds) = duration.components
-            Metrics.Timer(label: "webhook.intake.duration", dimensions: [("stage", stage)])
-                .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            Metrics.Timer(label: "webhook.intake.duration", dimensions: [("stage", stage)]).record(duration: duration)
         }
     }
 }
