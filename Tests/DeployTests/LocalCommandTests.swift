@@ -1,6 +1,7 @@
 import EmbeddedPostgres
 import Foundation
 import HyperTrackAPI
+import LocalStack
 import NIOHTTP1
 import PostgresNIO
 import Testing
@@ -74,10 +75,10 @@ struct LocalCommandTests {
         #expect(try await local.exitStatus() == 0, "local exits cleanly on SIGTERM: \(local.output.suffix(10))")
     }
 
-    /// A signed delivery (local's webhook secret signs it and names the path) is timed in each stage of
-    /// `webhook_intake_duration` (a forged one is refused, 401, before it is read as events).
+    /// A signed delivery (local's webhook secret, its stack's default, signs it and names the path) is timed in each
+    /// stage of `webhook_intake_duration` (a forged one is refused, 401, before it is read as events).
     static func expectWebhookStages(base: String, metricsURL: String) async throws {
-        let secret = "local-webhook-secret"
+        let secret = LocalStack.Configuration().webhookSecret
         let body = #"[{"type":"battery","device_id":"DEV-1","recorded_at":"2026-12-02T10:00:00Z","data":{"value":"low"}}]"#
         let url = "\(base)/v1/hypertrack/webhooks/\(secret)"
         let forged = try await HTTP.send(
