@@ -16,6 +16,10 @@ public final class ChildProcess: Sendable {
 
     /// Starts `executable` (a product next to this benchmark) and returns once a line containing `readyMarker`
     /// was printed, or throws after `timeout` or when the process ends first.
+    ///
+    /// A `niceness` other than 0 starts it through `nice -n` (every thread it makes inherits the value; Linux's
+    /// `setpriority` on a running process changes one thread) and checks that it got the value: `nice` runs the
+    /// command at the old priority when it may not set the new one.
     public static func start(
         _ name: String,
         executable: String,
@@ -23,7 +27,8 @@ public final class ChildProcess: Sendable {
         environment: [String: String],
         readyMarker: String,
         logDirectory: String,
-        timeout: Duration = .seconds(120)
+        timeout: Duration = .seconds(120),
+        niceness: Int32 = 0
     ) async throws -> ChildProcess {
         let child = try ChildProcess(
             name: name,
@@ -31,15 +36,37 @@ public final class ChildProcess: Sendable {
             arguments: arguments,
             environment: environment,
             readyMarker: readyMarker,
-            logDirectory: logDirectory
+            logDirectory: logDirectory,
+            niceness: niceness
         )
         do {
             try await child.ready.wait(timeout: timeout)
+            if niceness != 0 {
+                let got = try Self.niceness(pid: child.pid)
+                guard got == niceness else {
+                    throw BenchError("it runs at nice \(got), not \(niceness) (a negative value needs CAP_SYS_NICE)")
+                }
+            }
         } catch {
             child.terminate()
             throw BenchError("\(name) did not become ready: \(error) (its output: \(child.logPath))")
         }
         return child
+    }
+
+    /// A process's nice value (its main thread's), field 19 of `/proc/PID/stat`.
+    public static func niceness(pid: Int32) throws -> Int32 {
+        let fields = try Self.statFields(pid: pid)
+        guard fields.count > 16, let nice = Int32(fields[16]) else { throw BenchError("no nice in /proc/\(pid)/stat") }
+        return nice
+    }
+
+    /// The fields of `/proc/PID/stat` from the third (the state) on: the command name before them is in parentheses
+    /// and may hold spaces, so they start after the last ')'.
+    static func statFields(pid: Int32) throws -> [Substring] {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        guard let close = stat.lastIndex(of: ")") else { throw BenchError("unreadable /proc/\(pid)/stat") }
+        return stat[stat.index(after: close)...].split(separator: " ")
     }
 
     private init(
@@ -48,7 +75,8 @@ public final class ChildProcess: Sendable {
         arguments: [String],
         environment: [String: String],
         readyMarker: String,
-        logDirectory: String
+        logDirectory: String,
+        niceness: Int32
     ) throws {
         self.name = name
         self.logPath = logDirectory + "/\(name).log"
@@ -66,8 +94,9 @@ public final class ChildProcess: Sendable {
         defer { close(ends[1]) }
         self.ready = ReadyLine(marker: readyMarker)
         do {
+            let nice = niceness == 0 ? [] : ["/usr/bin/nice", "-n", "\(niceness)"]
             self.pid = try Spawn.start(
-                [executableURL.path] + arguments,
+                nice + [executableURL.path] + arguments,
                 environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
                 output: .descriptor(ends[1])
             )
@@ -117,10 +146,7 @@ public final class ChildProcess: Sendable {
 
     /// CPU time (user + system) in seconds, from `/proc/PID/stat`.
     public func cpuSeconds() throws -> Double {
-        let stat = try String(contentsOfFile: "/proc/\(self.pid)/stat", encoding: .utf8)
-        // Fields after the command name (which may hold spaces) start after the last ')'.
-        guard let close = stat.lastIndex(of: ")") else { throw BenchError("unreadable /proc/\(self.pid)/stat") }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        let fields = try Self.statFields(pid: self.pid)
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
             throw BenchError("unreadable /proc/\(self.pid)/stat")
         }

@@ -43,6 +43,14 @@ struct Simulate: AsyncParsableCommand {
     @Option(help: "The database's URL, postgres://user:password@host:port/database (instead of stack.json's).")
     var databaseURL: String?
 
+    @Option(
+        help: """
+            The base URL of the API's metrics port (it serves /metrics there), for the acknowledgements as the API \
+            timed them; the own stack's is known, elsewhere they are not read without it.
+            """
+    )
+    var apiMetricsURL: String?
+
     @Option(help: "Drivers placed around the centre.")
     var drivers = 1000
 
@@ -150,6 +158,7 @@ struct Simulate: AsyncParsableCommand {
             stack.emulatorTickInterval = self.chaos.tickInterval
             stack.webhookBatchSize = self.chaos.webhookBatch
             stack.webhookConcurrency = self.chaos.webhookConcurrency
+            stack.apiNiceness = self.chaos.apiNice
             stack.settings.merge(try self.chaos.parsedSettings()) { $1 }
             if let every = self.chaos.reportEvery {
                 // Real seconds to emulated ones at the clock's rate (clock-step per clock-interval).
@@ -214,6 +223,7 @@ struct Simulate: AsyncParsableCommand {
     /// The city the flags describe, on the given stack.
     func city(apiURL: String, emulatorURL: String) throws -> CitySimulation.Configuration {
         var city = CitySimulation.Configuration(apiURL: apiURL, emulatorURL: emulatorURL)
+        if let metrics = self.apiMetricsURL { city.apiMetricsURL = metrics }
         city.drivers = self.drivers
         city.rides = self.rides
         city.rate = self.rate

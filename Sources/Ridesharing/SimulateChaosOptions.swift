@@ -33,6 +33,16 @@ struct SimulateChaosOptions: ParsableArguments {
     var webhookConcurrency = 1
 
     @Option(
+        parsing: .unconditional,
+        help: """
+            The own stack's API at this nice value (-20...19): below 0 it gets a larger share of the cores than the \
+            worker, PostgreSQL and the simulated city, as a deployment gives its latency-serving process (systemd \
+            CPUWeight=, a Kubernetes CPU request). A negative value needs CAP_SYS_NICE (root).
+            """
+    )
+    var apiNice: Int32 = 0
+
+    @Option(
         name: .customLong("setting"),
         help: "A setting for the own stack's API and workers, KEY=VALUE (repeatable; e.g. WORKER_CONCURRENCY=32)."
     )
@@ -86,6 +96,9 @@ struct SimulateChaosOptions: ParsableArguments {
     func validate() throws {
         guard (1...16).contains(self.workers) else { throw ValidationError("--workers must be in 1...16") }
         guard (1...100_000).contains(self.webhookBatch) else { throw ValidationError("--webhook-batch must be in 1...100000") }
+        guard (-20...19).contains(self.apiNice) else {
+            throw ValidationError("--api-nice must be within -20...19, not \(self.apiNice)")
+        }
         guard (1...256).contains(self.webhookConcurrency) else {
             throw ValidationError("--webhook-concurrency must be in 1...256")
         }

@@ -16,6 +16,13 @@ struct CommandLineTests {
         return (status, process.output.joined(separator: "\n"))
     }
 
+    @Test("simulate --api-nice takes a negative value as the option's, and refuses one outside -20...19")
+    func simulateAPINice() throws {
+        #expect(try SimulateChaosOptions.parse(["--api-nice", "-10", "--workers", "1"]).apiNice == -10)
+        #expect(try SimulateChaosOptions.parse([]).apiNice == 0)
+        #expect(throws: (any Error).self) { try SimulateChaosOptions.parse(["--api-nice", "25"]) }
+    }
+
     @Test("--worker-only and --api-only together are refused")
     func exclusiveRoles() async throws {
         let (status, output) = try await Self.run(["serve", "--worker-only", "--api-only"], environment: [:])

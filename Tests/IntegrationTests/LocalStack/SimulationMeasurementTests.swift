@@ -199,4 +199,35 @@ struct SimulationMeasurementTests {
         #expect(reports[1].text == "worker: RSS 1 MiB at the start, 1 MiB at the end, peak 1 MiB; CPU 50% of a core")
         #expect(reports[2].text == "gone: not measured (pid 1: no such file)")
     }
+
+    @Test("the API's webhook timings: the route's 202s and the stages read off /metrics, added up over a restart")
+    func apiWebhookTimes() {
+        func exposition(route: [Int], decode: [Int], other: Int) -> String {
+            let route202 = #"http_route="/v1/hypertrack/webhooks/{secret}",http_request_method="POST",http_response_status_code="202""#
+            let routeOther = #"http_route="/v1/orders",http_request_method="POST",http_response_status_code="201""#
+            let routeRefused = #"http_route="/v1/hypertrack/webhooks/{secret}",http_request_method="POST",http_response_status_code="401""#
+            return zip(["0.025", "0.05", "+Inf"], route).map { "http_server_request_duration_bucket{\(route202),le=\"\($0)\"} \($1)" }
+                .joined(separator: "\n") + "\n"
+                + "http_server_request_duration_bucket{\(routeOther),le=\"+Inf\"} \(other)\n"
+                + "http_server_request_duration_bucket{\(routeRefused),le=\"+Inf\"} \(other)\n"
+                + "http_server_request_duration_sum{\(route202)} 1.5\n# TYPE webhook_intake_duration histogram\n"
+                + zip(["0.01", "0.05", "+Inf"], decode).map { "webhook_intake_duration_bucket{stage=\"decode\",le=\"\($0)\"} \($1)" }
+                .joined(separator: "\n")
+        }
+        let first = APIWebhookTimes.Reading.parse(exposition(route: [8, 9, 10], decode: [5, 9, 10], other: 3))
+        #expect(first.route.counts == [0.025: 8, 0.05: 9, .infinity: 10], "only the webhook route's 202s")
+        #expect(first.stages["decode"]?.counts == [0.01: 5, 0.05: 9, .infinity: 10])
+        var increase = APIWebhookTimes.Reading()
+        // 90 more deliveries, then the API restarted and counted 4 from zero.
+        let second = APIWebhookTimes.Reading.parse(exposition(route: [98, 99, 100], decode: [50, 99, 100], other: 7))
+        let restarted = APIWebhookTimes.Reading.parse(exposition(route: [2, 4, 4], decode: [4, 4, 4], other: 0))
+        increase.add(from: first, to: second)
+        increase.add(from: second, to: restarted)
+        #expect(increase.route.counts == [0.025: 92, 0.05: 94, .infinity: 94])
+        #expect(increase.route.share(within: 0.05) == 1)
+        #expect(increase.route.share(within: 0.025) == 92.0 / 94)
+        #expect(increase.route.share(within: 0.01) == nil, "no such bucket")
+        #expect(increase.stages["decode"]?.counts == [0.01: 49, 0.05: 94, .infinity: 94])
+        #expect(APIWebhookTimes.Reading.parse("").route.total == 0)
+    }
 }

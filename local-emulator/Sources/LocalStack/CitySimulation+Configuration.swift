@@ -7,6 +7,10 @@ extension CitySimulation {
         public var apiURL: String
         /// The HyperTrack emulator's base URL (its control API is under `/_emulator`).
         public var emulatorURL: String
+        /// Where the API serves `/metrics` unauthenticated (its metrics port's base URL), read during the rides for
+        /// the acknowledgements as the API timed them (``APIWebhookTimes``); `nil`: not read. `simulate`'s own stack
+        /// sets it; `ridesharing local` logs its metrics port but does not record it for other tools.
+        public var apiMetricsURL: String?
         /// Drivers placed around the centre, signed in and online.
         public var drivers = 1000
         /// Rides booked in all (one new rider each).

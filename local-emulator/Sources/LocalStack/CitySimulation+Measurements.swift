@@ -22,6 +22,8 @@ extension CitySimulation {
         var sizeAfter: Int64 = 0
         /// The webhook acknowledgements of the rides as the emulator (the sender) timed them, in milliseconds.
         var webhookRoundTrips: [Double] = []
+        /// The same acknowledgements as the API timed them (its `/metrics`, baseline to the end), when read.
+        var apiWebhookTimes: APIWebhookTimes.State?
         /// The statements that took PostgreSQL the most time during the rides (`pg_stat_statements`), when the
         /// server loads it (`simulate`'s own stack does); `nil` otherwise.
         var statements: [StatementCost]?
@@ -85,8 +87,13 @@ extension CitySimulation {
     /// cancelled (the rides' end).
     func sample(into sampler: SimulationSampler, from start: ContinuousClock.Instant) async {
         let c = self.configuration
+        var nextMetricsRead = ContinuousClock.now + Self.metricsReadInterval
         while !Task.isCancelled {
             sampler.sample(c.currentProcesses?() ?? c.processes)
+            if let times = self.apiWebhookTimes, ContinuousClock.now >= nextMetricsRead {
+                await times.read()
+                nextMetricsRead = ContinuousClock.now + Self.metricsReadInterval
+            }
             do {
                 let pending = try await self.count(
                     "SELECT count(*)::int FROM trigger_runtime.deliveries WHERE status = 'ready'"
@@ -100,6 +107,11 @@ extension CitySimulation {
             try? await Task.sleep(for: c.sampleInterval)
         }
     }
+
+    /// How often the API's `/metrics` is read during the rides: often enough that a restarted API (chaos) loses
+    /// little of its counts, rarely enough to cost it nothing measurable (a reading also counts pending deliveries
+    /// in PostgreSQL).
+    static let metricsReadInterval: Duration = .seconds(10)
 
     /// `pg_database_size` of the stack's database, in bytes.
     func databaseSize() async throws -> Int64 {

@@ -19,6 +19,9 @@ extension CitySimulation.Report {
             offersSeen: self.bookingToOffer.count,
             acceptsToPickingUp: self.measured.acceptToPickingUp.count,
             webhookAcknowledgements: self.measurements.webhookRoundTrips.count,
+            apiAcknowledgements: self.measurements.apiWebhookTimes?.increase.route.total ?? 0,
+            apiAcknowledgementStages: (self.measurements.apiWebhookTimes?.increase.stages ?? [:])
+                .filter { $0.value.total > 0 }.keys.sorted(),
             arrivalsToReached: self.measurements.arrivalToReached.count,
             functionsWithLag: self.measurements.lags.map(\.function),
             pendingSamples: self.sampled.pending.count,
@@ -34,6 +37,10 @@ extension CitySimulation.Report {
         public var offersSeen: Int
         public var acceptsToPickingUp: Int
         public var webhookAcknowledgements: Int
+        /// The accepted deliveries the API's `/metrics` counted over the same window, and its stages that counted
+        /// any (``APIWebhookTimes``).
+        public var apiAcknowledgements: Int
+        public var apiAcknowledgementStages: [String]
         public var arrivalsToReached: Int
         public var functionsWithLag: [String]
         public var pendingSamples: Int
@@ -54,6 +61,35 @@ extension CitySimulation.Report {
         return self.booked == 0 ? 0 : grown / Double(self.booked) * 1000
     }
 
+    /// The acknowledgements as the API timed them (``APIWebhookTimes``): the share within each bound, so that a p99
+    /// target is read off directly (p99 ≤ 50 ms when 99% are within 50 ms).
+    var apiWebhookTimesLine: String {
+        guard let times = self.measurements.apiWebhookTimes else {
+            return "- The same acknowledgements timed by the API: not read (no metrics URL: `--api-metrics-url`)."
+        }
+        func shares(_ histogram: APIWebhookTimes.Histogram, _ bounds: [Double]) -> String {
+            bounds.map { bound in
+                histogram.share(within: bound).map { String(format: "%.1f%%", $0 * 100) } ?? "?"
+            }.joined(separator: " / ")
+        }
+        let failed =
+            times.failures == 0
+            ? "" : " \(times.failures) of its readings failed (the last: \(times.lastFailure ?? "?"));"
+        guard times.increase.route.total > 0 else {
+            return "- The same acknowledgements timed by the API: none counted;\(failed) its `/metrics` has no "
+                + "accepted delivery of the webhook route."
+        }
+        let stages = ["read", "decode", "store"].compactMap { stage in
+            times.increase.stages[stage].map { "\(stage) \(shares($0, [0.01, 0.05]))" }
+        }
+        return "- The same acknowledgements timed by the API (its `/metrics`, `http_server_request_duration` of the "
+            + "webhook route: request read → reply written, without the sender's own waits):\(failed) "
+            + "\(times.increase.route.total) deliveries, \(shares(times.increase.route, [0.025, 0.05, 0.1])) "
+            + "within 25 / 50 / 100 ms"
+            + (stages.isEmpty
+                ? "." : "; by stage (`webhook_intake_duration`) within 10 / 50 ms: \(stages.joined(separator: ", ")).")
+    }
+
     /// The lines of what issue 19 asks beyond throughput: webhook acknowledgement, arrival → `REACHED_*`, trigger
     /// lag per function, pending deliveries, resources.
     var measurementLines: [String] {
@@ -62,6 +98,7 @@ extension CitySimulation.Report {
         var lines = [
             "- `POST` webhook acknowledgement: \(Percentiles(m.webhookRoundTrips).text) (timed by the emulator, "
                 + "the sender: request sent → reply read, every delivery from the first booking to the end).",
+            self.apiWebhookTimesLine,
             "- Arrival webhook → `REACHED_*`: \(Percentiles(m.arrivalToReached).text) (database: the "
                 + "`destination_arrival` event's receipt → the order's `order.status` event).",
             String(

@@ -29,7 +29,8 @@ extension CitySimulation {
     }
 
     func baseline(emulator: EmulatorControl) async throws -> Baseline {
-        Baseline(
+        await self.apiWebhookTimes?.read()
+        return Baseline(
             databaseBytes: try await self.databaseSize(),
             roundTrips: try await emulator.roundTrips(after: .max).total,
             statements: await self.resetStatementStatistics(),
@@ -123,6 +124,10 @@ extension CitySimulation {
         measured.sizeBefore = before.databaseBytes
         measured.sizeAfter = try await self.databaseSize()
         measured.webhookRoundTrips = try await emulator.roundTrips(after: before.roundTrips).milliseconds
+        if let times = self.apiWebhookTimes {
+            await times.read()
+            measured.apiWebhookTimes = times.snapshot
+        }
         if before.statements { measured.statements = try await self.topStatements() }
         return measured
     }

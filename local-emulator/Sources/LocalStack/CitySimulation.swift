@@ -21,6 +21,8 @@ public struct CitySimulation: Sendable {
     let logger: Logger
     let say: @Sendable (String) -> Void
     let recorder = SimulationRecorder()
+    /// The acknowledgements as the API timed them, when its `/metrics` is known.
+    let apiWebhookTimes: APIWebhookTimes?
     /// Makes this run's phones and devices its own, so that a second run against the same stack signs up anew.
     let runID = String(UInt32.random(in: 0..<UInt32.max) % 10_000)
 
@@ -40,6 +42,7 @@ public struct CitySimulation: Sendable {
         self.database = database
         self.logger = logger
         self.say = say
+        self.apiWebhookTimes = configuration.apiMetricsURL.map(APIWebhookTimes.init(metricsBaseURL:))
     }
 
     /// A simulated driver: who, which phone, where it starts.

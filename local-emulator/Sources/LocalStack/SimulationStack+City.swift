@@ -23,6 +23,7 @@ extension SimulationStack {
         var city = city
         city.apiURL = self.apiURL
         city.emulatorURL = self.emulatorURL
+        city.apiMetricsURL = self.apiMetricsURL
         city.codes = self.codes
         if city.processes.isEmpty, city.currentProcesses == nil {
             city.currentProcesses = { self.measuredProcesses }
@@ -66,7 +67,8 @@ extension SimulationStack {
                 + (c.locationReportInterval.map { "\($0) emulated s" } ?? "never") + ", a driving one every "
                 + (c.movingReportInterval.map { "\($0) emulated s" } ?? "step")
                 + "; deliveries of up to \(c.webhookBatchSize) events, \(c.webhookConcurrency) in flight at once), "
-                + "1 `serve --api-only`, \(c.workers) `serve --worker-only`; settings "
+                + "1 `serve --api-only`" + (c.apiNiceness == 0 ? "" : " at nice \(c.apiNiceness)")
+                + ", \(c.workers) `serve --worker-only`; settings "
                 + self.configuration.settings.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 .joined(separator: ", ") + "."
         ]

@@ -37,6 +37,13 @@ public final class SimulationStack: Sendable {
         public var webhookLogLimit = 10_000
         /// How many of a step's deliveries the emulator has in flight at once (1: one after another).
         public var webhookConcurrency = 1
+        /// The API's nice value: below 0 the kernel gives it a larger share of the two cores than the worker,
+        /// PostgreSQL and the simulated city (what a deployment does with systemd's `CPUWeight=` or a Kubernetes
+        /// CPU request, which this machine's single cgroup cannot). Checked after the start: a value the process
+        /// did not get (no CAP_SYS_NICE) fails the start instead of running the city at the wrong priority.
+        /// What -10 changes in the 4,000-ride city is in BENCHMARKS.md (41st session): not yet told apart from the
+        /// machine's hour-to-hour spread.
+        public var apiNiceness: Int32 = 0
         /// Scratch folder for PostgreSQL's data and the logs; `nil`: a new one under the temporary folder, removed
         /// at the end.
         public var directory: String?
@@ -60,8 +67,10 @@ public final class SimulationStack: Sendable {
         public init() {}
     }
 
-    /// The API's, the emulator's and the database's URLs.
+    /// The API's, the emulator's and the database's URLs, and where the API serves `/metrics` (a port of its own,
+    /// as every process here has).
     public let apiURL: String
+    public let apiMetricsURL: String
     public let emulatorURL: String
     public let databaseURL: String
     /// Sign-in codes, as the SMS provider would receive them (for ``CitySimulation/Configuration/codes``).
@@ -102,9 +111,10 @@ public final class SimulationStack: Sendable {
         self.logger = logger
         self.databaseURL = postgres.url(database: "postgres")
         self.codes = sms.codes
-        let (apiPort, emulatorPort) = (try freePort(), try freePort())
+        let (apiPort, emulatorPort, apiMetricsPort) = (try freePort(), try freePort(), try freePort())
         self.workerPorts = try (0..<configuration.workers).map { _ in try freePort() }
         self.apiURL = "http://127.0.0.1:\(apiPort)"
+        self.apiMetricsURL = "http://127.0.0.1:\(apiMetricsPort)"
         self.emulatorURL = "http://127.0.0.1:\(emulatorPort)"
         self.environment = configuration.settings.merging(
             [
@@ -207,11 +217,13 @@ public final class SimulationStack: Sendable {
             generation == 0 ? "api" : "api.\(generation)",
             executable: "ridesharing",
             arguments: ["serve", "--api-only"],
-            environment: self.environment.merging(["HTTP_PORT": String(self.apiURL.split(separator: ":").last ?? "")]) {
-                $1
-            },
+            environment: self.environment.merging([
+                "HTTP_PORT": String(self.apiURL.split(separator: ":").last ?? ""),
+                "METRICS_PORT": String(self.apiMetricsURL.split(separator: ":").last ?? ""),
+            ]) { $1 },
             readyMarker: "HTTP listening",
-            logDirectory: self.directory
+            logDirectory: self.directory,
+            niceness: self.configuration.apiNiceness
         )
         self.children.withLock { $0["api"] = api }
         self.supervise(api) { generation in try await self.startAPI(generation: generation) }
