@@ -67,7 +67,7 @@ struct ManifestTests {
             #expect(deployment.container.map("readinessProbe").map("httpGet").string("path") == "/readyz")
             #expect(deployment.container.map("resources").map("requests").string("memory") != nil)
         }
-        // Room for 10,000 drivers' event streams (230-258 MiB resident in sse-bench and the city, BENCHMARKS.md).
+        // Room for 10,000 drivers' event streams (230-260 MiB resident in sse-bench and the city, BENCHMARKS.md).
         #expect(api.container.map("resources").map("limits").string("memory") == "512Mi")
         let service = try #require(documents.first(kind: "Service", name: "ridesharing-api"))
         #expect(service.map("spec").map("selector").string("app.kubernetes.io/name") == "ridesharing-api")
