@@ -153,20 +153,13 @@ struct Simulate: AsyncParsableCommand {
         if self.chaos.ownsStack {
             var city = try self.city(apiURL: "", emulatorURL: "")
             city.processes = try self.measuredProcesses(default: nil)
-            var stack = SimulationStack.Configuration()
-            stack.workers = self.chaos.workers
-            stack.emulatorTickInterval = self.chaos.tickInterval
-            stack.webhookBatchSize = self.chaos.webhookBatch
-            stack.webhookConcurrency = self.chaos.webhookConcurrency
-            stack.apiNiceness = self.chaos.apiNice
-            stack.settings.merge(try self.chaos.parsedSettings()) { $1 }
+            var stack = try self.chaos.stack
             if let every = self.chaos.reportEvery {
                 // Real seconds to emulated ones at the clock's rate (clock-step per clock-interval).
                 let emulated = every * self.clockStep / self.clockInterval
                 stack.locationReportInterval = emulated
                 stack.movingReportInterval = emulated
             }
-            stack.directory = self.chaos.stackDirectory
             let chaos = self.chaos.configuration
             let (configuration, ownCity) = (stack, city)
             let report = try await Self.untilSignalled {

@@ -6,8 +6,8 @@ struct SimulateChaosOptions: ParsableArguments {
     @Flag(help: "Start a stack of child processes instead of using a running one (implied by every chaos flag).")
     var ownStack = false
 
-    @Option(help: "Worker processes of the own stack.")
-    var workers = 2
+    @Option(help: "Worker processes of the own stack (default: 2).")
+    var workers: Int?
 
     @Option(
         help:
@@ -15,8 +15,8 @@ struct SimulateChaosOptions: ParsableArguments {
     )
     var stackDirectory: String?
 
-    @Option(help: "Emulated seconds between the own stack's emulator steps.")
-    var tickInterval = 20.0
+    @Option(help: "Emulated seconds between the own stack's emulator steps (default: 20).")
+    var tickInterval: Double?
 
     @Option(
         help: ArgumentHelp(
@@ -26,21 +26,23 @@ struct SimulateChaosOptions: ParsableArguments {
     )
     var reportEvery: Double?
 
-    @Option(help: "The most events one of the own stack's emulator deliveries carries.")
-    var webhookBatch = 500
+    @Option(help: "The most events one of the own stack's emulator deliveries carries (default: 500).")
+    var webhookBatch: Int?
 
-    @Option(help: "How many of a step's webhook deliveries the own stack's emulator has in flight at once.")
-    var webhookConcurrency = 1
+    @Option(
+        help: "How many of a step's webhook deliveries the own stack's emulator has in flight at once (default: 1)."
+    )
+    var webhookConcurrency: Int?
 
     @Option(
         parsing: .unconditional,
         help: """
             The own stack's API at this nice value (-20...19): below 0 it gets a larger share of the cores than the \
             worker, PostgreSQL and the simulated city, as a deployment gives its latency-serving process (systemd \
-            CPUWeight=, a Kubernetes CPU request). A negative value needs CAP_SYS_NICE (root).
+            CPUWeight=, a Kubernetes CPU request). A negative value needs CAP_SYS_NICE (root) (default: 0).
             """
     )
-    var apiNice: Int32 = 0
+    var apiNice: Int32?
 
     @Option(
         name: .customLong("setting"),
@@ -62,6 +64,34 @@ struct SimulateChaosOptions: ParsableArguments {
 
     @Option(help: "Share of webhook deliveries dropped (location events), delayed or duplicated (--chaos: 0.09).")
     var webhookFaults: Double?
+
+    /// The own stack's set-up the flags ask for, ``SimulationStack/Configuration``'s defaults (which the options'
+    /// help repeats; `CommandLineTests` checks they agree) where a flag is not given.
+    var stack: SimulationStack.Configuration {
+        get throws {
+            var stack = SimulationStack.Configuration()
+            if let workers = self.workers { stack.workers = workers }
+            if let interval = self.tickInterval { stack.emulatorTickInterval = interval }
+            if let batch = self.webhookBatch { stack.webhookBatchSize = batch }
+            if let concurrency = self.webhookConcurrency { stack.webhookConcurrency = concurrency }
+            if let nice = self.apiNice { stack.apiNiceness = nice }
+            stack.settings.merge(try self.parsedSettings()) { $1 }
+            stack.directory = self.stackDirectory
+            return stack
+        }
+    }
+
+    /// The own-stack flags given, which mean nothing against a running stack: refused there rather than ignored,
+    /// so a run is never taken for one with a setting it did not have.
+    var ownStackFlagsGiven: [String] {
+        let given: [(String, Bool)] = [
+            ("--workers", self.workers != nil), ("--stack-directory", self.stackDirectory != nil),
+            ("--tick-interval", self.tickInterval != nil), ("--report-every", self.reportEvery != nil),
+            ("--webhook-batch", self.webhookBatch != nil), ("--webhook-concurrency", self.webhookConcurrency != nil),
+            ("--api-nice", self.apiNice != nil), ("--setting", !self.settings.isEmpty),
+        ]
+        return given.filter(\.1).map(\.0)
+    }
 
     /// `--setting` as a dictionary.
     func parsedSettings() throws -> [String: String] {
@@ -94,16 +124,27 @@ struct SimulateChaosOptions: ParsableArguments {
     }
 
     func validate() throws {
-        guard (1...16).contains(self.workers) else { throw ValidationError("--workers must be in 1...16") }
-        guard (1...100_000).contains(self.webhookBatch) else { throw ValidationError("--webhook-batch must be in 1...100000") }
-        guard (-20...19).contains(self.apiNice) else {
-            throw ValidationError("--api-nice must be within -20...19, not \(self.apiNice)")
+        let given = self.ownStackFlagsGiven
+        if !self.ownsStack, !given.isEmpty {
+            throw ValidationError(
+                "\(given.joined(separator: ", ")) set\(given.count == 1 ? "s" : "") up the own stack: add --own-stack "
+                    + "(or a chaos flag), or leave \(given.count == 1 ? "it" : "them") out against a running stack"
+            )
         }
-        guard (1...256).contains(self.webhookConcurrency) else {
+        if let workers = self.workers, !(1...16).contains(workers) {
+            throw ValidationError("--workers must be in 1...16")
+        }
+        if let batch = self.webhookBatch, !(1...100_000).contains(batch) {
+            throw ValidationError("--webhook-batch must be in 1...100000")
+        }
+        if let nice = self.apiNice, !(-20...19).contains(nice) {
+            throw ValidationError("--api-nice must be within -20...19, not \(nice)")
+        }
+        if let concurrency = self.webhookConcurrency, !(1...256).contains(concurrency) {
             throw ValidationError("--webhook-concurrency must be in 1...256")
         }
         _ = try self.parsedSettings()
-        guard self.tickInterval >= 1, self.tickInterval <= 600 else {
+        if let interval = self.tickInterval, !(interval >= 1 && interval <= 600) {
             throw ValidationError("--tick-interval must be in 1...600 seconds")
         }
         if let every = self.reportEvery, !(every > 0 && every <= 3600) {
@@ -121,7 +162,8 @@ struct SimulateChaosOptions: ParsableArguments {
         ] {
             if let value, !(0...0.9).contains(value) { throw ValidationError("\(name) must be a share in 0...0.9") }
         }
-        if self.killWorkerEvery.map({ $0 > 0 }) == true || (self.chaos && self.killWorkerEvery == nil), self.workers < 2
+        if self.killWorkerEvery.map({ $0 > 0 }) == true || (self.chaos && self.killWorkerEvery == nil),
+            (self.workers ?? 2) < 2
         {
             throw ValidationError(
                 "killing workers needs --workers 2 or more (one keeps running while the other restarts)"

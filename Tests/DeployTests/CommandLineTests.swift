@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocalStack
 import Testing
 
 @testable import Ridesharing
@@ -18,9 +19,59 @@ struct CommandLineTests {
 
     @Test("simulate --api-nice takes a negative value as the option's, and refuses one outside -20...19")
     func simulateAPINice() throws {
-        #expect(try SimulateChaosOptions.parse(["--api-nice", "-10", "--workers", "1"]).apiNice == -10)
-        #expect(try SimulateChaosOptions.parse([]).apiNice == 0)
-        #expect(throws: (any Error).self) { try SimulateChaosOptions.parse(["--api-nice", "25"]) }
+        let options = try SimulateChaosOptions.parse(["--own-stack", "--api-nice", "-10", "--workers", "1"])
+        #expect(try options.stack.apiNiceness == -10)
+        #expect(try options.stack.workers == 1)
+        #expect(try SimulateChaosOptions.parse(["--own-stack"]).stack.apiNiceness == 0)
+        #expect(throws: (any Error).self) { try SimulateChaosOptions.parse(["--own-stack", "--api-nice", "25"]) }
+    }
+
+    @Test("simulate refuses the own stack's flags against a running stack, naming them, instead of ignoring them")
+    func simulateOwnStackFlags() throws {
+        for flags in [
+            ["--workers", "1"], ["--api-nice", "5"], ["--tick-interval", "5"], ["--report-every", "5"],
+            ["--webhook-batch", "100"], ["--webhook-concurrency", "2"], ["--setting", "WORKER_CONCURRENCY=16"],
+            ["--stack-directory", "/tmp/x"],
+        ] {
+            do {
+                _ = try SimulateChaosOptions.parse(flags)
+                Issue.record("\(flags) was taken without --own-stack")
+            } catch {
+                let message = SimulateChaosOptions.message(for: error)
+                #expect(message.contains(flags[0]) && message.contains("--own-stack"), "\(message)")
+            }
+            _ = try SimulateChaosOptions.parse(flags + ["--own-stack"])
+        }
+        // Two named together; a chaos flag implies the own stack.
+        let error = try #require(throws: (any Error).self) {
+            try SimulateChaosOptions.parse(["--workers", "3", "--api-nice", "1"])
+        }
+        let message = SimulateChaosOptions.message(for: error)
+        #expect(message.contains("--workers, --api-nice set up the own stack"), "\(message)")
+        #expect(try SimulateChaosOptions.parse(["--chaos", "--workers", "3"]).stack.workers == 3)
+        #expect(try SimulateChaosOptions.parse([]).ownStackFlagsGiven.isEmpty)
+    }
+
+    @Test("simulate's own-stack options default to SimulationStack's configuration, and their help says the same")
+    func simulateOwnStackDefaults() throws {
+        let stack = try SimulateChaosOptions.parse(["--own-stack"]).stack
+        let defaults = SimulationStack.Configuration()
+        #expect(stack.workers == defaults.workers)
+        #expect(stack.emulatorTickInterval == defaults.emulatorTickInterval)
+        #expect(stack.webhookBatchSize == defaults.webhookBatchSize)
+        #expect(stack.webhookConcurrency == defaults.webhookConcurrency)
+        #expect(stack.apiNiceness == defaults.apiNiceness)
+        #expect(stack.settings == defaults.settings)
+        let help = SimulateChaosOptions.helpMessage(columns: 1000)
+        for (flag, value) in [
+            ("--workers", "\(defaults.workers)"), ("--tick-interval", "\(Int(defaults.emulatorTickInterval))"),
+            ("--webhook-batch", "\(defaults.webhookBatchSize)"),
+            ("--webhook-concurrency", "\(defaults.webhookConcurrency)"), ("--api-nice", "\(defaults.apiNiceness)"),
+        ] {
+            // The flag's entry: its line and the ones its text wraps onto, up to the next flag's.
+            let entry = help.components(separatedBy: "\n  -").first { $0.hasPrefix(flag.dropFirst() + " <") }
+            #expect(entry?.contains("default: \(value))") == true, "\(flag): \(entry ?? "no help entry")")
+        }
     }
 
     @Test("--worker-only and --api-only together are refused")
