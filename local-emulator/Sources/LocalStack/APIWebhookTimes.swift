@@ -115,6 +115,8 @@ final class APIWebhookTimes: Sendable {
                 state.last = reading
             }
         } catch {
+            // A reading cut short by the rides' end is not the API's failure.
+            if Task.isCancelled { return }
             self.state.withLock { state in
                 state.failures += 1
                 state.lastFailure = "\(error)"

@@ -87,13 +87,8 @@ extension CitySimulation {
     /// cancelled (the rides' end).
     func sample(into sampler: SimulationSampler, from start: ContinuousClock.Instant) async {
         let c = self.configuration
-        var nextMetricsRead = ContinuousClock.now + Self.metricsReadInterval
         while !Task.isCancelled {
             sampler.sample(c.currentProcesses?() ?? c.processes)
-            if let times = self.apiWebhookTimes, ContinuousClock.now >= nextMetricsRead {
-                await times.read()
-                nextMetricsRead = ContinuousClock.now + Self.metricsReadInterval
-            }
             do {
                 let pending = try await self.count(
                     "SELECT count(*)::int FROM trigger_runtime.deliveries WHERE status = 'ready'"
@@ -105,6 +100,18 @@ extension CitySimulation {
             }
             // The sampling clock: a series over time is what is asked for.
             try? await Task.sleep(for: c.sampleInterval)
+        }
+    }
+
+    /// Reads the API's `/metrics` every ``metricsReadInterval`` until cancelled (the rides' end), in a task of its
+    /// own: inside the sampler's loop a reading that waited (the API restarting under chaos: up to the reading's
+    /// 10 s timeout) held back that loop's process and pending-delivery samples as long.
+    func read(_ times: APIWebhookTimes) async {
+        while !Task.isCancelled {
+            // The reading's clock: counts lost with a restarted API are at most one interval's.
+            try? await Task.sleep(for: Self.metricsReadInterval)
+            if Task.isCancelled { return }
+            await times.read()
         }
     }
 

@@ -87,6 +87,9 @@ extension CitySimulation {
                 }
             }
             city.addTask { await activity.during("the sampler") { await self.sample(into: sampler, from: setUp) } }
+            if let times = self.apiWebhookTimes {
+                city.addTask { await activity.during("the API's /metrics reader") { await self.read(times) } }
+            }
             if let chaos = self.configuration.duringRides {
                 city.addTask { await activity.during("the chaos") { await chaos() } }
             }
