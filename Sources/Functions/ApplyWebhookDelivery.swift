@@ -5,7 +5,8 @@ import TriggerRuntime
 
 /// `applyWebhookDelivery`: applies a webhook delivery the API received (its receipt, ``M0031WebhookReceipts``).
 ///
-/// In one transaction, the delivery's: device statuses and positions applied (the newest of each device, unless a
+/// In one transaction, the delivery's body decoded (it is stored as received, ``M0034WebhookBodiesAsReceived``), its
+/// rejected events recorded (``WebhookIntake``), and its: device statuses and positions applied (the newest of each device, unless a
 /// newer one is recorded), usable events into the inbox (an event already there, by message id and index or by
 /// content, is skipped; each with its ordering key, ``M0014WebhookOrdering``; `received_at` the receipt's), and the
 /// receipt deleted. A receipt already applied (gone) is nothing to do. The statements are prepared once per
@@ -85,12 +86,28 @@ public struct ApplyWebhookDelivery: TriggerFunction {
         return applied
     }
 
-    /// Applies a receipt on `connection`, inside its open transaction, and deletes it.
+    /// Applies a receipt on `connection`, inside its open transaction, and deletes it. A body as received is decoded
+    /// here (``WebhookIntake``, ``M0034WebhookBodiesAsReceived``) and its rejected events recorded with the rest.
     /// - Returns: How many inbox rows were new; `nil` when the receipt is gone (applied already).
     static func apply(receipt id: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Int? {
-        guard let delivery = try await connection.rows(WebhookStatements.ReceiptToApply(id: id), logger: logger).first
+        guard let receipt = try await connection.rows(WebhookStatements.ReceiptToApply(id: id), logger: logger).first
         else { return nil }
-        let inserted = try await Self.apply(delivery, on: connection, logger: logger)
+        var inserted = 0
+        switch receipt {
+        case .decoded(let delivery):
+            inserted = try await Self.apply(delivery, on: connection, logger: logger)
+        case .asReceived(let messageID, let receivedAt, let body):
+            let intake = WebhookIntake(body: body)
+            if let delivery = ReceivedDelivery(messageID: messageID, receivedAt: receivedAt, intake: intake) {
+                inserted = try await Self.apply(delivery, on: connection, logger: logger)
+            }
+            try await WebhookStatements.recordRejections(
+                intake.rejections,
+                messageID: messageID,
+                on: connection,
+                logger: logger
+            )
+        }
         try await connection.count(
             "DELETE FROM \(unescaped: M0031WebhookReceipts.receipts) WHERE id = \(id)",
             logger: logger
@@ -173,7 +190,8 @@ struct ReceivedDelivery: Sendable {
         return String(decoding: try JSONEncoder().encode(others), as: UTF8.self)
     }
 
-    /// Every event, encoded: a receipt's `events` (decoded back by ``init(messageID:receivedAt:elements:stored:)``).
+    /// Every event, encoded: a previous release's receipt's `events` (decoded back by
+    /// ``init(messageID:receivedAt:elements:stored:)``); tests write such receipts with it.
     func storedEvents() throws -> String {
         String(decoding: try JSONEncoder().encode(self.events), as: UTF8.self)
     }
@@ -195,13 +213,13 @@ struct ReceivedDelivery: Sendable {
 }
 
 extension ReceivedDelivery {
-    /// The usable events of `intake`; `nil` when it has none.
-    init?(messageID: String, intake: WebhookIntake) {
+    /// The usable events of `intake`, received at `receivedAt` (`nil`: now); `nil` when it has none.
+    init?(messageID: String, receivedAt: Date? = nil, intake: WebhookIntake) {
         guard !intake.events.isEmpty else { return nil }
-        self.init(messageID: messageID, receivedAt: nil, elements: intake.elements, events: intake.events)
+        self.init(messageID: messageID, receivedAt: receivedAt, elements: intake.elements, events: intake.events)
     }
 
-    /// A receipt's delivery: its events as ``storedEvents()`` wrote them.
+    /// A previous release's receipt's delivery: its events as ``storedEvents()`` wrote them.
     init(messageID: String, receivedAt: Date, elements: String, stored: String) throws {
         self.init(
             messageID: messageID,
@@ -218,11 +236,11 @@ public struct WebhookReceiptRow: Sendable, Hashable, Codable {
     public var id: Int64
     /// `x-amz-sns-message-id` of the delivery.
     public var messageID: String
-    /// How many usable events it holds.
-    public var events: Int
+    /// How many usable events it holds; `nil` for a body stored as received (not decoded yet).
+    public var events: Int?
 
     /// Creates a row.
-    public init(id: Int64, messageID: String, events: Int) {
+    public init(id: Int64, messageID: String, events: Int? = nil) {
         self.id = id
         self.messageID = messageID
         self.events = events

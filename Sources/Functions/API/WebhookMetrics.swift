@@ -3,9 +3,10 @@ import Metrics
 /// The webhook endpoint's own metric: where an accepted delivery's time goes.
 ///
 /// - `webhook.intake.duration` (timer, `stage` = `read`, `decode`, `store`): `read` is the body's arrival (from the
-///   route's start to its last byte), `decode` its authentication and splitting into events (``WebhookIntake``),
-///   `store` the PostgreSQL work (``APIStore/storeWebhook(messageID:intake:apply:)``: the whole intake, or the
-///   receipt with `WEBHOOKS_APPLY=worker`).
+///   route's start to its last byte), `decode` its authentication and splitting into events (``WebhookIntake``; with
+///   `WEBHOOKS_APPLY=worker` the authentication alone: the worker decodes), `store` the PostgreSQL work
+///   (``APIStore/applyWebhook(messageID:intake:)``, the whole intake, or with `WEBHOOKS_APPLY=worker`
+///   ``APIStore/storeWebhookAsReceived(messageID:body:)``, the receipt).
 ///
 /// Why: HyperTrack's sender times the whole request (`http.server.request.duration` is the same from this side),
 /// and a slow acknowledgement has three different cures (a slow sender or network, the API's CPU, PostgreSQL). The

@@ -6,9 +6,9 @@ import HyperTrackAPI
 import Logging
 
 /// `POST /v1/hypertrack/webhooks/{secret}` (and `/v1/hypertrack/webhooks` when no path secret is configured):
-/// authenticates the delivery (``WebhookAuthentication``), applies its usable events (or stores them as received
-/// for the worker's `applyWebhookDelivery`: ``Backend/Configuration/Webhook/Apply``) and records the rest as rejected
-/// (``WebhookIntake``), and answers 202; `onTripWebhook` handles the trip events in the inbox.
+/// authenticates the delivery (``WebhookAuthentication``), applies its usable events and records the rest as rejected
+/// (``WebhookIntake``), or stores its body as received for the worker's `applyWebhookDelivery` to do both
+/// (``Backend/Configuration/Webhook/Apply``), and answers 202; `onTripWebhook` handles the trip events in the inbox.
 ///
 /// - 401: not authentic; nothing is stored.
 /// - 400: no `x-amz-sns-message-id` (nothing to deduplicate by); nothing is stored.
@@ -55,7 +55,8 @@ struct WebhookRoutes: Sendable {
         -> EditedResponse<StatusView>
     {
         let started = ContinuousClock.now
-        let body = Data(try await request.body.collect(upTo: Self.maximumBodyBytes).readableBytesView)
+        let buffer = try await request.body.collect(upTo: Self.maximumBodyBytes)
+        let body = Data(buffer.readableBytesView)
         let read = ContinuousClock.now
         try self.authentication.authenticate(
             pathSecret: pathSecret,
@@ -68,22 +69,27 @@ struct WebhookRoutes: Sendable {
         guard let messageID = request.headers[Self.messageIDHeader], !messageID.isEmpty else {
             throw APIProblem.badRequest("x-amz-sns-message-id: the header is required")
         }
-        let intake = WebhookIntake(body: body)
-        let decoded = ContinuousClock.now
-        try await self.store.storeWebhook(messageID: messageID, intake: intake, apply: self.apply)
-        WebhookMetrics.intake(read: read - started, decode: decoded - read, store: ContinuousClock.now - decoded)
-        if !intake.rejections.isEmpty {
-            self.logger.warning(
-                "webhook events rejected",
-                metadata: [
-                    "webhook.message_id": "\(messageID)", "webhook.rejected": "\(intake.rejections.count)",
-                    "webhook.reason": "\(intake.rejections[0].reason)",
-                ]
+        let detail: String
+        switch self.apply {
+        case .worker:
+            // Stored as received: the worker decodes it, applies its events and records the rejected ones.
+            let authenticated = ContinuousClock.now
+            try await self.store.storeWebhookAsReceived(messageID: messageID, body: buffer)
+            WebhookMetrics.intake(
+                read: read - started,
+                decode: authenticated - read,
+                store: ContinuousClock.now - authenticated
             )
+            detail = "\(body.count) bytes received; the events are applied in a moment"
+        case .request:
+            let intake = WebhookIntake(body: body)
+            let decoded = ContinuousClock.now
+            try await self.store.applyWebhook(messageID: messageID, intake: intake)
+            WebhookMetrics.intake(read: read - started, decode: decoded - read, store: ContinuousClock.now - decoded)
+            detail =
+                "\(intake.events.count) event\(intake.events.count == 1 ? "" : "s") received"
+                + (intake.rejections.isEmpty ? "" : ", \(intake.rejections.count) rejected")
         }
-        let detail =
-            "\(intake.events.count) event\(intake.events.count == 1 ? "" : "s") received"
-            + (intake.rejections.isEmpty ? "" : ", \(intake.rejections.count) rejected")
         return EditedResponse(status: .accepted, response: StatusView(status: "accepted", detail: detail))
     }
 

@@ -1,8 +1,10 @@
 import Foundation
+import HyperTrackAPI
+import Logging
 import PostgresNIO
 
 /// The intake's statements, prepared once per pooled connection: the receipt the API writes
-/// (``APIStore/storeWebhook(messageID:intake:)``) and the three that ``ApplyWebhookDelivery`` applies it with.
+/// (``APIStore/storeWebhookAsReceived(messageID:body:)``) and the three that ``ApplyWebhookDelivery`` applies it with.
 ///
 /// **Why.** Sent unnamed, each delivery's statements were parsed and planned anew: in the 22nd session's 10-minute
 /// city (`pg_stat_statements` with `track_planning`) the inbox insert planned for 7.1 ms, the position upsert for
@@ -24,55 +26,53 @@ enum WebhookStatements {
     static let settings: PostgresQuery = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
 
     /// A delivery as received, in one statement: its receipt (``M0031WebhookReceipts``, which the runtime captures
-    /// for ``ApplyWebhookDelivery``) and its body; returns the receipt's id. This is all the acknowledgement writes.
+    /// for ``ApplyWebhookDelivery``) and its body as it arrived (``M0034WebhookBodiesAsReceived``); returns the
+    /// receipt's id. This is all the acknowledgement writes: the worker decodes the body.
+    ///
+    /// v1 wrote the events the API had decoded (`elements`, `events`, the location devices); the worker still applies
+    /// such receipts (a previous release's API).
     struct Receipt: PostgresPreparedStatement {
-        static let name = "functions_webhook_receipt_v1"
+        static let name = "functions_webhook_receipt_v2"
         static let sql = """
             WITH receipt AS (
-                INSERT INTO \(M0031WebhookReceipts.receipts) (message_id, events) VALUES ($1, $2) RETURNING id
+                INSERT INTO \(M0031WebhookReceipts.receipts) (message_id) VALUES ($1) RETURNING id
             ),
             body AS (
-                INSERT INTO \(M0031WebhookReceipts.bodies) (receipt_id, elements, events, location_devices,
-                                                           has_statuses)
-                SELECT id, $3, $4, $5, $6 FROM receipt
+                INSERT INTO \(M0031WebhookReceipts.bodies) (receipt_id, body) SELECT id, $2 FROM receipt
             )
             SELECT id FROM receipt
             """
-        static let bindingDataTypes: [PostgresDataType] = [.text, .int8, .text, .text, .textArray, .bool]
+        static let bindingDataTypes: [PostgresDataType] = [.text, .bytea]
         typealias Row = Int64
 
-        var delivery: ReceivedDelivery
-        /// How many usable events the delivery holds.
-        var eventCount: Int
+        var messageID: String
+        /// The body as received (authenticated, not decoded).
+        var body: ByteBuffer
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 6)
-            bindings.append(self.delivery.messageID)
-            bindings.append(self.eventCount)
-            bindings.append(self.delivery.elements)
-            bindings.append(try self.delivery.storedEvents())
-            bindings.append(self.delivery.devices)
-            bindings.append(self.delivery.hasStatuses)
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(self.messageID)
+            bindings.append(self.body)
             return bindings
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Int64 { try row.decode(Int64.self) }
     }
 
-    /// A receipt to apply, with its body; no row when it is gone (applied already). The body's `location_devices`
-    /// and `has_statuses` are written for the previous release's worker (a rolling upgrade); this one derives them
-    /// from the events again.
+    /// A receipt to apply, with its body; no row when it is gone (applied already). A body as received
+    /// (``Receipt``) or, from a previous release's API, the events it decoded (`elements`, `events`; its
+    /// `location_devices` and `has_statuses` are derived from the events again).
     struct ReceiptToApply: PostgresPreparedStatement {
-        static let name = "functions_webhook_receipt_to_apply_v2"
+        static let name = "functions_webhook_receipt_to_apply_v3"
         static let sql = """
-            SELECT r.message_id, r.received_at, b.elements, b.events
+            SELECT r.message_id, r.received_at, b.body, b.elements, b.events
             FROM \(M0031WebhookReceipts.receipts) r
             JOIN \(M0031WebhookReceipts.bodies) b ON b.receipt_id = r.id
             WHERE r.id = $1
             FOR UPDATE OF r
             """
         static let bindingDataTypes: [PostgresDataType] = [.int8]
-        typealias Row = ReceivedDelivery
+        typealias Row = StoredReceipt
 
         var id: Int64
 
@@ -83,9 +83,66 @@ enum WebhookStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
-            let (messageID, receivedAt, elements, events) = try row.decode((String, Date, String, String).self)
-            return try ReceivedDelivery(messageID: messageID, receivedAt: receivedAt, elements: elements, stored: events)
+            let (messageID, receivedAt, body, elements, events) = try row.decode(
+                (String, Date, ByteBuffer?, String?, String?).self
+            )
+            if let body { return StoredReceipt(messageID: messageID, receivedAt: receivedAt, body: Data(body.readableBytesView)) }
+            guard let elements, let events else {
+                throw FunctionsError.malformedRow("webhook receipt of \(messageID) without a body or its events")
+            }
+            return .decoded(
+                try ReceivedDelivery(messageID: messageID, receivedAt: receivedAt, elements: elements, stored: events)
+            )
         }
+    }
+
+    /// A receipt as stored: the body as received, or the events a previous release's API decoded.
+    enum StoredReceipt: Sendable {
+        case asReceived(messageID: String, receivedAt: Date, body: Data)
+        case decoded(ReceivedDelivery)
+
+        init(messageID: String, receivedAt: Date, body: Data) {
+            self = .asReceived(messageID: messageID, receivedAt: receivedAt, body: body)
+        }
+    }
+
+    /// A delivery's rejected events (``WebhookIntake/rejections``) into `webhook_rejections`, on `connection` (inside
+    /// the transaction that stores or applies the rest).
+    static func recordRejections(
+        _ rejections: [WebhookRejection],
+        messageID: String,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        guard !rejections.isEmpty else { return }
+        let records = String(
+            decoding: try JSONEncoder().encode(
+                rejections.map { RejectionRecord(event_index: $0.index, reason: $0.reason, payload: $0.payload) }
+            ),
+            as: UTF8.self
+        )
+        try await connection.count(
+            """
+            INSERT INTO webhook_rejections (message_id, event_index, reason, payload)
+            SELECT \(messageID), r.event_index, r.reason, r.payload
+            FROM jsonb_to_recordset(\(records)::jsonb) AS r(event_index int, reason text, payload jsonb)
+            """,
+            logger: logger
+        )
+        logger.warning(
+            "webhook events rejected",
+            metadata: [
+                "webhook.message_id": "\(messageID)", "webhook.rejected": "\(rejections.count)",
+                "webhook.reason": "\(rejections[0].reason)",
+            ]
+        )
+    }
+
+    /// One rejection as `jsonb_to_recordset` reads it.
+    private struct RejectionRecord: Encodable {
+        var event_index: Int?
+        var reason: String
+        var payload: JSONValue?
     }
 
     /// The newest tracking state of each device in the delivery, users locked in id order (as the positions' drivers

@@ -36,5 +36,6 @@ enum AppMigrations {
         M0031WebhookReceipts.migration,
         M0032DocumentStatistics.migration,
         M0033OrderViewPlans.migration,
+        M0034WebhookBodiesAsReceived.migration,
     ]
 }

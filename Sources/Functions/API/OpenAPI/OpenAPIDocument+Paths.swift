@@ -180,7 +180,7 @@ extension OpenAPIDocument {
               "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}}}},
               "responses": {
                 "200": {"description": "An AWS SNS subscription confirmation (logged, confirmed when configured).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}},
-                "202": {"description": "Accepted: the delivery's usable events applied and stored (with `WEBHOOKS_APPLY=worker`, stored as received and applied by the worker a moment later; a repeated or replayed event is stored once), the rest recorded as rejected.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}},
+                "202": {"description": "Accepted: the delivery's usable events applied and stored (with `WEBHOOKS_APPLY=worker`, its body stored as received and its events applied and rejected by the worker a moment later; a repeated or replayed event is stored once), the rest recorded as rejected.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}},
                 "400": {"$ref": "#/components/responses/BadRequest"},
                 "401": {"description": "Not authentic: the signature is missing or wrong, or this server expects a secret in the URL.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
                 "413": {"$ref": "#/components/responses/TooLarge"}, "default": {"$ref": "#/components/responses/Error"}
@@ -196,7 +196,7 @@ extension OpenAPIDocument {
               "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "array", "items": {"type": "object"}}}}},
               "responses": {
                 "200": {"description": "An AWS SNS subscription confirmation (logged, confirmed when configured).", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}},
-                "202": {"description": "Accepted: the delivery's usable events applied and stored (with `WEBHOOKS_APPLY=worker`, stored as received and applied by the worker a moment later), the rest recorded as rejected.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}},
+                "202": {"description": "Accepted: the delivery's usable events applied and stored (with `WEBHOOKS_APPLY=worker`, its body stored as received and its events applied and rejected by the worker a moment later), the rest recorded as rejected.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}},
                 "400": {"$ref": "#/components/responses/BadRequest"},
                 "401": {"description": "Not authentic: the URL's secret or the signature is wrong.", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}},
                 "413": {"$ref": "#/components/responses/TooLarge"}, "default": {"$ref": "#/components/responses/Error"}
