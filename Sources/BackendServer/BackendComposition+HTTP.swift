@@ -26,12 +26,14 @@ extension BackendComposition {
     ///   - metrics: The registry `/metrics` renders (the one the executable bootstrapped swift-metrics with).
     ///   - prepare: Apply migrations and install the capture triggers (``prepare()``) before the server starts.
     ///   - onListening: Called with the port once the server listens.
+    ///   - onMetricsListening: Called with `/metrics`' own port once it listens (``Configuration/metricsPort``).
     /// - Throws: ``BackendServerError`` when the role runs the worker and `tracking` is `nil`.
     public func application(
         tracking: (any TripTracking)?,
         metrics: PrometheusCollectorRegistry,
         prepare: Bool = false,
-        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         var services: [any Service] = []
         if self.configuration.role.runsWorker {
@@ -43,7 +45,13 @@ extension BackendComposition {
             }
             services.append(self.worker(registry: self.registry(tracking: tracking)))
         }
-        return self.application(metrics: metrics, services: services, prepare: prepare, onListening: onListening)
+        return self.application(
+            metrics: metrics,
+            services: services,
+            prepare: prepare,
+            onListening: onListening,
+            onMetricsListening: onMetricsListening
+        )
     }
 
     /// The HTTP server of the role: `/v1` (roles ``ServerRole/all`` and ``ServerRole/api``), `/healthz`, `/readyz`
@@ -59,11 +67,14 @@ extension BackendComposition {
     ///   - services: Run beside the server (the worker). A role that serves the API adds its ``OrderEventHub``.
     ///   - prepare: Apply migrations and install the capture triggers before the server starts.
     ///   - onListening: Called with the port once the server listens.
+    ///   - onMetricsListening: Called with `/metrics`' own port once it listens (``Configuration/metricsPort``; never
+    ///     when it is served on the API's port).
     public func application(
         metrics: PrometheusCollectorRegistry,
         services: [any Service] = [],
         prepare: Bool = false,
-        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let role = self.configuration.role
         let logger = self.logger
@@ -104,7 +115,12 @@ extension BackendComposition {
         let admin = DeliveryAdmin(client: self.client, logger: logger)
         var metricsServer: (any Service)?
         if let port = self.configuration.metricsPort {
-            metricsServer = self.metricsApplication(metrics: metrics, admin: admin, port: port)
+            metricsServer = self.metricsApplication(
+                metrics: metrics,
+                admin: admin,
+                port: port,
+                onListening: onMetricsListening
+            )
         } else {
             router.group().add(middleware: self.backend.operatorAuthentication(client: self.client, logger: logger))
                 .get("metrics") { _, _ in await PrometheusExposition.response(metrics, admin: admin) }
@@ -145,8 +161,13 @@ extension BackendComposition {
 
 extension BackendComposition {
     /// `/metrics` alone on its own port (``Configuration/metricsPort``), logging "metrics listening" with
-    /// `metrics.port` once it listens.
-    func metricsApplication(metrics: PrometheusCollectorRegistry, admin: DeliveryAdmin, port: Int) -> any Service {
+    /// `metrics.port` once it listens, and telling `onListening`.
+    func metricsApplication(
+        metrics: PrometheusCollectorRegistry,
+        admin: DeliveryAdmin,
+        port: Int,
+        onListening: @escaping @Sendable (Int) async -> Void
+    ) -> any Service {
         let logger = self.logger
         let router = Router()
         router.get("metrics") { _, _ in await PrometheusExposition.response(metrics, admin: admin) }
@@ -154,13 +175,15 @@ extension BackendComposition {
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(self.configuration.httpHost, port: port)),
             onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
                 logger.info(
                     "metrics listening",
                     metadata: [
-                        "metrics.port": "\(channel.localAddress?.port ?? 0)",
+                        "metrics.port": "\(port)",
                         "metrics.address": "\(channel.localAddress.map { "\($0)" } ?? "?")",
                     ]
                 )
+                await onListening(port)
             },
             logger: logger
         )

@@ -67,7 +67,7 @@ public enum PrometheusExposition {
         "hb_request_errors": "HTTP requests that failed with an error, per route and method.",
         "http_server_request_duration": "HTTP request duration in seconds, per route, method and status.",
         "http_server_active_requests": "HTTP requests being served now.",
-        "webhook_intake_duration": "Seconds an accepted webhook delivery spent per stage: read (its body), decode (authentication and events), store (PostgreSQL).",
+        "webhook_intake_duration": "Seconds an accepted webhook delivery spent per stage: read (its body), decode (authentication, and the events unless WEBHOOKS_APPLY=worker), store (PostgreSQL).",
     ]
 
     /// The database's delivery gauges: name, help, and the value of one function's backlog.

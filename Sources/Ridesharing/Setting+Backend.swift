@@ -43,10 +43,12 @@ extension Setting {
         "webhooks.apply", "WEBHOOKS_APPLY", default: .value("request"), .choice(["request", "worker"]),
         group: .backend,
         "Where a webhook delivery's events are applied: in the request before its 202, or by the worker after it.",
-        detail: "`worker` answers HyperTrack sooner (the 202 is the delivery stored as received) and moves that work "
-            + "to the worker's `applyWebhookDelivery`; the faster intake also gives the rides' functions more work a "
-            + "second: give the worker more lanes (`WORKER_CONCURRENCY` 16, as the k8s manifests set it; with 8 they "
-            + "fell seconds behind in the city benchmark). BENCHMARKS.md measures both."
+        detail: "`worker` answers HyperTrack sooner (the 202 is the delivery's body stored as received) and moves the "
+            + "rest to the worker's `applyWebhookDelivery`, which decodes it, applies its events and records the "
+            + "rejected ones; the faster intake also gives the rides' functions more work a second: give the worker "
+            + "more lanes (`WORKER_CONCURRENCY` 16, as the k8s manifests set it; with 8 they fell seconds behind in "
+            + "the city benchmark). BENCHMARKS.md measures both. With `worker`, roll the workers before the API "
+            + "(see Upgrading)."
     )
     static let webhookRetentionDays = Setting(
         "webhooks.retentionDays", "WEBHOOKS_RETENTION_DAYS", default: .value("7"), .integer(1...3650),

@@ -46,7 +46,7 @@ struct Simulate: AsyncParsableCommand {
     @Option(
         help: """
             The base URL of the API's metrics port (it serves /metrics there), for the acknowledgements as the API \
-            timed them; the own stack's is known, elsewhere they are not read without it.
+            timed them; the own stack's is known, and a running `ridesharing local`'s is in its stack.json.
             """
     )
     var apiMetricsURL: String?
@@ -173,8 +173,9 @@ struct Simulate: AsyncParsableCommand {
             try self.finish(report)
             return
         }
-        let (apiURL, emulatorURL, databaseURL, stackPID) = try self.endpoints()
+        let (apiURL, emulatorURL, databaseURL, stackPID, metricsURL) = try self.endpoints()
         var city = try self.city(apiURL: apiURL, emulatorURL: emulatorURL)
+        if city.apiMetricsURL == nil { city.apiMetricsURL = metricsURL }
         city.processes = try self.measuredProcesses(default: stackPID)
         let report = try await SimulationDatabase.with(
             configuration: try DatabaseURL.connectionConfiguration(databaseURL),
@@ -246,9 +247,10 @@ struct Simulate: AsyncParsableCommand {
     }
 
     /// The API, emulator and database URLs: the flags when all three are given, else the running local stack's.
-    func endpoints() throws -> (api: String, emulator: String, database: String, pid: Int32?) {
+    /// The stack's endpoints: the flags', else stack.json's; its metrics URL only when its API is the one used.
+    func endpoints() throws -> (api: String, emulator: String, database: String, pid: Int32?, metrics: String?) {
         if let api = self.apiURL, let emulator = self.emulatorURL, let database = self.databaseURL {
-            return (api, emulator, database, nil)
+            return (api, emulator, database, nil, nil)
         }
         let path = LocalData.endpointsFile(self.local.localData)
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -266,6 +268,9 @@ struct Simulate: AsyncParsableCommand {
         guard let database = self.databaseURL ?? endpoints.databaseURL else {
             throw ValidationError("\(path) names no database: give --database-url")
         }
-        return (self.apiURL ?? endpoints.apiURL, self.emulatorURL ?? endpoints.emulatorURL, database, endpoints.pid)
+        return (
+            self.apiURL ?? endpoints.apiURL, self.emulatorURL ?? endpoints.emulatorURL, database, endpoints.pid,
+            self.apiURL == nil ? endpoints.metricsURL : nil
+        )
     }
 }

@@ -24,22 +24,27 @@ struct LocalCommandTests {
             )
             defer { local.kill() }
             do {
-                try await Self.check(local, client: client)
+                try await Self.check(local, client: client, data: data)
             } catch {
                 Issue.record("\(error); the output of local:\n\(local.output.suffix(30).joined(separator: "\n"))")
             }
         }
     }
 
-    static func check(_ local: ChildProcess, client: PostgresClient) async throws {
+    static func check(_ local: ChildProcess, client: PostgresClient, data: String) async throws {
         let port = try await local.httpPort()
         let base = "http://127.0.0.1:\(port)"
         #expect(try await HTTP.send(.GET, "\(base)/healthz").status == 200)
         // Ready means migrated: `local` applies the migrations before its worker starts.
         try await Self.eventually("/readyz is 200") { try await HTTP.send(.GET, "\(base)/readyz").status == 200 }
         _ = try await RollingRestartTests.registerDriver(base, 1)
-        // /metrics is on its own port (logged as metrics.port), not the API's.
+        // /metrics is on its own port (logged as metrics.port), not the API's; stack.json names it for `simulate`.
         let metricsURL = "http://127.0.0.1:\(try await local.metricsPort())/metrics"
+        try await Self.eventually("stack.json names the metrics port") {
+            let file = try? Data(contentsOf: URL(fileURLWithPath: data + "/stack.json"))
+            let endpoints = try file.map { try JSONDecoder().decode(LocalStack.Endpoints.self, from: $0) }
+            return endpoints?.metricsURL.map { $0 + "/metrics" } == metricsURL
+        }
         #expect(try await HTTP.send(.GET, "\(base)/metrics").status == 404)
 
         // The worker names the driver's device on the emulator (registerDriverDevice) and counts it; the count

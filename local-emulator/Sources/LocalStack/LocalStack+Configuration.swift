@@ -78,6 +78,10 @@ extension LocalStack {
         /// The process serving the stack (API, worker and emulator in one), for tools that measure its memory and
         /// CPU (`simulate`); `nil` in files written before it was recorded.
         public var pid: Int32?
+        /// The base URL of the API's `/metrics` port (``Configuration/metricsPort``), which `simulate` reads for the
+        /// acknowledgements as the API timed them; `nil` when `/metrics` has no port of its own, or in files written
+        /// before it was recorded.
+        public var metricsURL: String?
 
         /// Every URL and credential, one per line, and what to do next, for a terminal.
         public var banner: String {
@@ -89,6 +93,7 @@ extension LocalStack {
               secret key        \(self.secretKey)
               webhook secret    \(self.webhookSecret)
             Database            \(self.databaseURL ?? "(given by the caller)")
+            Metrics             \(self.metricsURL.map { "\($0)/metrics" } ?? "(on the API's port, operator key)")
 
             Next: the API is described at \(self.apiURL)/openapi.json; the README's "Five minutes with curl" books
             and plays a ride. With --clock-rate 0 the emulator's time moves only when you say so:

@@ -82,15 +82,27 @@ public struct LocalStack: Service {
         let logger = self.logger
         let composition = self.composition
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let (metricsPorts, metricsPortContinuation) = AsyncStream<Int>.makeStream()
         // With `prepare`, the migrations and capture triggers run before the API serves: a write accepted between
         // them would never reach the functions. The worker starts after the API listens, so after them too.
-        let application = composition.application(metrics: self.metrics, prepare: settings.prepare) { port in
-            portContinuation.yield(port)
-            portContinuation.finish()
-        }
+        let application = composition.application(
+            metrics: self.metrics,
+            prepare: settings.prepare,
+            onListening: { port in
+                portContinuation.yield(port)
+                portContinuation.finish()
+            },
+            onMetricsListening: { port in
+                metricsPortContinuation.yield(port)
+                metricsPortContinuation.finish()
+            }
+        )
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                defer { portContinuation.finish() }
+                defer {
+                    portContinuation.finish()
+                    metricsPortContinuation.finish()
+                }
                 try await application.run()
             }
             var iterator = ports.makeAsyncIterator()
@@ -99,6 +111,16 @@ public struct LocalStack: Service {
                 throw LocalStackError.apiDidNotStart("the HTTP API did not start on \(settings.apiHost):\(settings.apiPort)")
             }
             let apiURL = "http://\(settings.apiHost):\(port)"
+            // `/metrics`' own port, for stack.json (`simulate` reads the API's timings there).
+            var metricsURL: String?
+            if settings.metricsPort != nil {
+                var metricsIterator = metricsPorts.makeAsyncIterator()
+                guard let metricsPort = await metricsIterator.next(), metricsPort > 0 else {
+                    try await group.next()
+                    throw LocalStackError.apiDidNotStart("/metrics did not start on \(settings.apiHost)")
+                }
+                metricsURL = "http://\(settings.apiHost):\(metricsPort)"
+            }
             let emulator = try HyperTrackEmulator(configuration: self.emulatorConfiguration(apiURL: apiURL), logger: logger)
             group.addTask { try await emulator.run() }
             let emulatorURL = try await emulator.baseURL()
@@ -121,7 +143,8 @@ public struct LocalStack: Service {
                 secretKey: settings.secretKey,
                 webhookSecret: settings.webhookSecret,
                 databaseURL: self.databaseURL,
-                pid: getpid()
+                pid: getpid(),
+                metricsURL: metricsURL
             )
             let announcer = ShareLinkAnnouncer(client: self.client, apiURL: apiURL, logger: logger) { order, url in
                 if let onShareLink = settings.onShareLink {
