@@ -1,6 +1,6 @@
 import EmbeddedPostgres
 import Foundation
-import LocalStack
+@testable import LocalStack
 import Logging
 import PostgresNIO
 import Testing
@@ -63,6 +63,13 @@ struct SimulationTests {
                 // measured from its sources (the emulator's timings, the database's events, /proc).
                 let counts = report.measuredCounts
                 #expect(counts.offersSeen == 10, "each booking's offer.new reached a driver's stream")
+                // Each offer's time split at the order's row and the offer's event, in order: no step negative.
+                let steps = report.offerSteps
+                #expect(counts.offerSteps == 10)
+                #expect(
+                    [steps.toOrder, steps.toOffer, steps.toSeen].allSatisfy { $0.count == 10 && $0.p50 >= 0 },
+                    "\(report.offerStepsLine)"
+                )
                 #expect(counts.acceptsToPickingUp > 0)
                 #expect(counts.webhookAcknowledgements > 0, "the emulator timed its deliveries")
                 #expect(counts.arrivalsToReached == 2 * Int(completedInDatabase), "one per leg of each completed ride")

@@ -17,6 +17,9 @@ extension CitySimulation {
     struct DatabaseMeasurements: Sendable {
         /// Arrival webhook stored → order `REACHED_*` written, in milliseconds, one per arrival of this run's orders.
         var arrivalToReached: [Double] = []
+        /// Each order's row written and its first `offer.new` event written (their transactions' times), by order:
+        /// the database's two points of ``CitySimulation/Report/offerSteps``.
+        var offerWrites: [UUID: OfferWrites] = [:]
         var lags: [FunctionLag] = []
         var sizeBefore: Int64 = 0
         var sizeAfter: Int64 = 0
@@ -27,6 +30,12 @@ extension CitySimulation {
         /// The statements that took PostgreSQL the most time during the rides (`pg_stat_statements`), when the
         /// server loads it (`simulate`'s own stack does); `nil` otherwise.
         var statements: [StatementCost]?
+    }
+
+    /// An order's row and its first offer, as the database timed them (`now()` of their transactions).
+    struct OfferWrites: Sendable {
+        var order: Date
+        var firstOffer: Date?
     }
 
     /// One statement's share of PostgreSQL's time.
@@ -130,6 +139,29 @@ extension CitySimulation {
             return size
         }
         return 0
+    }
+
+    /// When each of `orders` was written and its first `offer.new` event (the event log's time is the writing
+    /// transaction's; an offer's row may be gone, taken or expired, its event stays).
+    func offerWrites(orders: [String]) async throws -> [UUID: OfferWrites] {
+        let ids = orders.compactMap(UUID.init(uuidString:))
+        let rows = try await self.database.query(
+            """
+            SELECT o.id, extract(epoch FROM o.created_at)::float8,
+                   (SELECT extract(epoch FROM min(e.created_at))::float8 FROM order_events e
+                    WHERE e.order_id = o.id AND e.kind = 'offer.new')
+            FROM orders o WHERE o.id = ANY(\(ids))
+            """
+        )
+        var writes: [UUID: OfferWrites] = [:]
+        for row in rows {
+            let (id, order, offer) = try row.decode((UUID, Double, Double?).self)
+            writes[id] = OfferWrites(
+                order: Date(timeIntervalSince1970: order),
+                firstOffer: offer.map(Date.init(timeIntervalSince1970:))
+            )
+        }
+        return writes
     }
 
     /// Arrival → `REACHED_*` for `orders`: each `destination_arrival` webhook event of one of their legs' trips (its

@@ -46,6 +46,24 @@ extension CitySimulation {
             )
         }
 
+        /// Booking → first offer seen, in three steps, for the orders with all four times: the booking sent → the
+        /// order's row written (the request, to its transaction's start), → its first `offer.new` written (the
+        /// commit, capture, claim and `dispatchOrder`'s search), → seen on a driver's stream (the commit, the event
+        /// log's sequencing, the API's hub, the stream and the client's read). The wall clocks of one machine.
+        var offerSteps: (toOrder: Percentiles, toOffer: Percentiles, toSeen: Percentiles) {
+            var steps: ([Double], [Double], [Double]) = ([], [], [])
+            for (order, booked) in self.measured.bookedAtWall {
+                guard let seen = self.measured.firstOfferAtWall[order],
+                    let id = UUID(uuidString: order), let writes = self.measurements.offerWrites[id],
+                    let offered = writes.firstOffer
+                else { continue }
+                steps.0.append(writes.order.timeIntervalSince(booked) * 1000)
+                steps.1.append(offered.timeIntervalSince(writes.order) * 1000)
+                steps.2.append(seen.timeIntervalSince(offered) * 1000)
+            }
+            return (Percentiles(steps.0), Percentiles(steps.1), Percentiles(steps.2))
+        }
+
         var requests: Int { self.measured.routes.values.reduce(0) { $0 + $1.count } }
 
         /// The report as lines of markdown (also what is printed).
@@ -92,6 +110,7 @@ extension CitySimulation {
                     + (c.offers == .push
                         ? "(from sending the booking to the `offer.new` event's bytes arriving on a driver's stream)."
                         : "(bounded below by the offer poll interval)."),
+                self.offerStepsLine,
                 "- Accept → `PICKING_UP` seen by the driver: \(Percentiles(self.measured.acceptToPickingUp).text) "
                     + (c.offers == .push ? "(its `order.status` event)." : "(read every \(c.orderPollInterval))."),
             ]

@@ -17,6 +17,7 @@ extension CitySimulation.Report {
     public var measuredCounts: MeasuredCounts {
         MeasuredCounts(
             offersSeen: self.bookingToOffer.count,
+            offerSteps: self.offerSteps.toSeen.count,
             acceptsToPickingUp: self.measured.acceptToPickingUp.count,
             webhookAcknowledgements: self.measurements.webhookRoundTrips.count,
             apiAcknowledgements: self.measurements.apiWebhookTimes?.increase.route.total ?? 0,
@@ -35,6 +36,8 @@ extension CitySimulation.Report {
 
     public struct MeasuredCounts: Sendable {
         public var offersSeen: Int
+        /// Orders whose offer's time is split into its steps (``CitySimulation/Report/offerSteps``).
+        public var offerSteps: Int
         public var acceptsToPickingUp: Int
         public var webhookAcknowledgements: Int
         /// The accepted deliveries the API's `/metrics` counted over the same window, and its stages that counted
@@ -59,6 +62,19 @@ extension CitySimulation.Report {
     var growthPerThousandRides: Double {
         let grown = Double(self.measurements.sizeAfter - self.measurements.sizeBefore) / 1_048_576
         return self.booked == 0 ? 0 : grown / Double(self.booked) * 1000
+    }
+
+    /// Where the offer's time goes (``offerSteps``).
+    var offerStepsLine: String {
+        let steps = self.offerSteps
+        guard steps.toSeen.count > 0 else {
+            return "- Where the offer's time goes: no order with its booking, row, first offer and sighting timed."
+        }
+        func short(_ p: Percentiles) -> String { String(format: "p50 %.0f, p99 %.0f ms", p.p50, p.p99) }
+        return "- Where the offer's time goes (\(steps.toSeen.count) orders; wall clocks, the database's are its "
+            + "transactions' starts): booking sent → order written \(short(steps.toOrder)); → first `offer.new` "
+            + "written (commit, capture, claim, `dispatchOrder`) \(short(steps.toOffer)); → seen on a driver's "
+            + "stream (commit, sequencing, the API's hub, the stream) \(short(steps.toSeen))."
     }
 
     /// The acknowledgements as the API timed them (``APIWebhookTimes``): the share within each bound, so that a p99

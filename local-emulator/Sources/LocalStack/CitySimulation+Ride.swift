@@ -123,6 +123,7 @@ extension CitySimulation {
     func measurements(of ride: Ride, before: Baseline, emulator: EmulatorControl) async throws -> DatabaseMeasurements {
         var measured = DatabaseMeasurements()
         measured.arrivalToReached = try await self.arrivalToReached(orders: ride.orders)
+        measured.offerWrites = try await self.offerWrites(orders: ride.orders)
         measured.lags = try await self.triggerLags(from: ride.startedAt, to: ride.endedAt)
         measured.sizeBefore = before.databaseBytes
         measured.sizeAfter = try await self.databaseSize()

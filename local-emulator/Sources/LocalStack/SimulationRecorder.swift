@@ -15,6 +15,9 @@ final class SimulationRecorder: Sendable {
         var bookedAt: [String: ContinuousClock.Instant] = [:]
         /// When a driver first saw each order among its offers.
         var firstOfferAt: [String: ContinuousClock.Instant] = [:]
+        /// The same two instants on the wall clock, to set beside the database's times (``offerSteps``).
+        var bookedAtWall: [String: Date] = [:]
+        var firstOfferAtWall: [String: Date] = [:]
         var acceptToPickingUp: [Double] = []
         /// Offers the driver meant to answer but the app no longer showed when it got to them or when its think
         /// ended, by why (``CitySimulation/Offer/gone(closed:)``): mostly taken by another driver of the round.
@@ -70,15 +73,28 @@ final class SimulationRecorder: Sendable {
     }
 
     func booked(_ order: String, at instant: ContinuousClock.Instant) {
-        self.state.withLock { $0.bookedAt[order] = instant }
+        let wall = Self.wall(instant)
+        self.state.withLock {
+            $0.bookedAt[order] = instant
+            $0.bookedAtWall[order] = wall
+        }
     }
 
     /// Keeps the first sighting only (several drivers may be offered the same order).
     func offerSeen(_ order: String, at instant: ContinuousClock.Instant) {
+        let wall = Self.wall(instant)
         self.state.withLock { state in
             if let earlier = state.firstOfferAt[order], earlier <= instant { return }
             state.firstOfferAt[order] = instant
+            state.firstOfferAtWall[order] = wall
         }
+    }
+
+    /// A recent instant on the wall clock: now's wall time less the time since (instants are recorded moments
+    /// after they happen, when a reply or an event has been read).
+    static func wall(_ instant: ContinuousClock.Instant) -> Date {
+        let since = ContinuousClock.now - instant
+        return Date(timeIntervalSinceNow: -(Double(since.components.seconds) + Double(since.components.attoseconds) * 1e-18))
     }
 
     func offerGone(_ reason: String) { self.state.withLock { $0.offersGone[reason, default: 0] += 1 } }
