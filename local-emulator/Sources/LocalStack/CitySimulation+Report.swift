@@ -47,9 +47,10 @@ extension CitySimulation {
         }
 
         /// Booking → first offer seen, in three steps, for the orders with all four times: the booking sent → the
-        /// order's row written (the request, to its transaction's start), → its first `offer.new` written (the
-        /// commit, capture, claim and `dispatchOrder`'s search), → seen on a driver's stream (the commit, the event
-        /// log's sequencing, the API's hub, the stream and the client's read). The wall clocks of one machine.
+        /// order's row written (the request, to its transaction's start), → the transaction of its first
+        /// `offer.new` (the commit, capture and claim), → seen on a driver's stream (`dispatchOrder`'s search and
+        /// commit, the event log's sequencing, the API's hub, the stream and the client's read). The wall clocks of
+        /// one machine; the database's times are `now()`, its transactions' starts.
         var offerSteps: (toOrder: Percentiles, toOffer: Percentiles, toSeen: Percentiles) {
             var steps: ([Double], [Double], [Double]) = ([], [], [])
             for (order, booked) in self.measured.bookedAtWall {

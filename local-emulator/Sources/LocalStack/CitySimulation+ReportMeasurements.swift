@@ -72,9 +72,10 @@ extension CitySimulation.Report {
         }
         func short(_ p: Percentiles) -> String { String(format: "p50 %.0f, p99 %.0f ms", p.p50, p.p99) }
         return "- Where the offer's time goes (\(steps.toSeen.count) orders; wall clocks, the database's are its "
-            + "transactions' starts): booking sent → order written \(short(steps.toOrder)); → first `offer.new` "
-            + "written (commit, capture, claim, `dispatchOrder`) \(short(steps.toOffer)); → seen on a driver's "
-            + "stream (commit, sequencing, the API's hub, the stream) \(short(steps.toSeen))."
+            + "transactions' starts, so what a transaction does before its write counts in the step after): booking "
+            + "sent → order written \(short(steps.toOrder)); → the first `offer.new`'s transaction (commit, capture, "
+            + "claim) \(short(steps.toOffer)); → seen on a driver's stream (`dispatchOrder`'s search and commit, the "
+            + "event log's sequencing, the API's hub, the stream) \(short(steps.toSeen))."
     }
 
     /// The acknowledgements as the API timed them (``APIWebhookTimes``): the share within each bound, so that a p99
