@@ -2,9 +2,11 @@ import Foundation
 import PostgresNIO
 
 extension CitySimulation {
-    /// Trigger lag of one function over the rides: commit (or a timer's due time) → delivery done, from the
-    /// runtime's `done` table. It includes the handler's own run and any retries, so it bounds what `trigger-bench`
-    /// calls lag (commit → handler start) from above.
+    /// Trigger lag of one function over the rides: commit (or a timer's due time) → the start of the transaction
+    /// that marked the delivery done, from the runtime's `done` table (its `done_at` is that transaction's `now()`).
+    /// It includes earlier attempts and their retries' waits, and not the last attempt's own run: nearly what
+    /// `trigger-bench` calls lag (commit → handler start), later by the deliveries a lane ran before it in the same
+    /// transaction (up to the runtime's 20 ms window).
     struct FunctionLag: Sendable {
         var function: String
         var count: Int

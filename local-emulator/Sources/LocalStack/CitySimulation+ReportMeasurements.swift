@@ -140,8 +140,8 @@ extension CitySimulation.Report {
         for process in self.processes { lines.append("- Process \(process.text).") }
         lines += [
             "",
-            "Trigger lag per function (commit, or a timer's due time → delivery done; includes the handler's run "
-                + "and any retries):",
+            "Trigger lag per function (commit, or a timer's due time → the start of the transaction that marked "
+                + "the delivery done: earlier attempts and retries included, the last attempt's own run not):",
             "",
             "| function | deliveries | p50 ms | p99 ms | max ms |",
             "| --- | ---: | ---: | ---: | ---: |",
