@@ -6,11 +6,11 @@ import TriggerRuntime
 /// `applyWebhookDelivery`: applies a webhook delivery the API received (its receipt, ``M0031WebhookReceipts``).
 ///
 /// In one transaction, the delivery's body decoded (it is stored as received, ``M0034WebhookBodiesAsReceived``), its
-/// rejected events recorded (``WebhookIntake``), and its: device statuses and positions applied (the newest of each device, unless a
-/// newer one is recorded), usable events into the inbox (an event already there, by message id and index or by
-/// content, is skipped; each with its ordering key, ``M0014WebhookOrdering``; `received_at` the receipt's), and the
-/// receipt deleted. A receipt already applied (gone) is nothing to do. The statements are prepared once per
-/// connection (``WebhookStatements``).
+/// rejected events recorded (``WebhookIntake``), and its: device statuses and positions applied (the newest of each
+/// device, unless a newer one is recorded), usable events into the inbox (an event already there, by message id and
+/// index or by content, is skipped; each with its ordering key, ``M0014WebhookOrdering``; `received_at` the
+/// receipt's), and the receipt deleted. A receipt already applied (gone) is nothing to do. The statements are
+/// prepared once per connection (``WebhookStatements``).
 ///
 /// **When.** With `WEBHOOKS_APPLY=worker` (``Backend/Configuration/Webhook/Apply/worker``); by default the request
 /// applies its delivery itself, with ``apply(_:on:logger:)``, before its answer: 65-80 ms p50 and 600 ms p99 under

@@ -200,7 +200,7 @@ struct WebhookRejection: Sendable, Hashable {
 /// One event of a webhook delivery, normalised for the inbox (its payload, the event as sent, comes from
 /// ``WebhookIntake/elements`` by ``index``). A location goes to PostgreSQL as array columns
 /// (``ReceivedDelivery/locations``); any other event encoded as the row `jsonb_to_recordset` reads in
-/// ``WebhookStatements/Inbox``. A receipt stores them all encoded and decodes them back (``ReceivedDelivery``).
+/// ``WebhookStatements/Inbox``. A previous release's receipt stored them all encoded (``ReceivedDelivery``).
 struct InboxEvent: Sendable, Hashable, Codable {
     var index: Int
     var type: String

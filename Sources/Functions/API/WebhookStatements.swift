@@ -86,7 +86,9 @@ enum WebhookStatements {
             let (messageID, receivedAt, body, elements, events) = try row.decode(
                 (String, Date, ByteBuffer?, String?, String?).self
             )
-            if let body { return StoredReceipt(messageID: messageID, receivedAt: receivedAt, body: Data(body.readableBytesView)) }
+            if let body {
+                return StoredReceipt(messageID: messageID, receivedAt: receivedAt, body: Data(body.readableBytesView))
+            }
             guard let elements, let events else {
                 throw FunctionsError.malformedRow("webhook receipt of \(messageID) without a body or its events")
             }

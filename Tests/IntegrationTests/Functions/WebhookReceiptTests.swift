@@ -20,7 +20,13 @@ struct WebhookReceiptTests {
 
     static func post(_ h: BackendHarness, _ body: Data, messageID: String) async throws -> APIClient.Reply {
         let signature = HMACWebhookSignatureVerifier.signature(for: body, secret: "whsec-test")
-        return try await WebhookEndpointTests.post(h, body: body, signature: signature, messageID: messageID, apply: false)
+        return try await WebhookEndpointTests.post(
+            h,
+            body: body,
+            signature: signature,
+            messageID: messageID,
+            apply: false
+        )
     }
 
     @Test("bodies that are not JSON, hold a NUL byte or invalid UTF-8, or hold bad events are stored and answered 202; the worker records their rejections and stores the good events")

@@ -94,7 +94,8 @@ final class SimulationRecorder: Sendable {
     /// after they happen, when a reply or an event has been read).
     static func wall(_ instant: ContinuousClock.Instant) -> Date {
         let since = ContinuousClock.now - instant
-        return Date(timeIntervalSinceNow: -(Double(since.components.seconds) + Double(since.components.attoseconds) * 1e-18))
+        let seconds = Double(since.components.seconds) + Double(since.components.attoseconds) * 1e-18
+        return Date(timeIntervalSinceNow: -seconds)
     }
 
     func offerGone(_ reason: String) { self.state.withLock { $0.offersGone[reason, default: 0] += 1 } }
