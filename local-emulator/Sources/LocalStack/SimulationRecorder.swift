@@ -93,9 +93,7 @@ final class SimulationRecorder: Sendable {
     /// A recent instant on the wall clock: now's wall time less the time since (instants are recorded moments
     /// after they happen, when a reply or an event has been read).
     static func wall(_ instant: ContinuousClock.Instant) -> Date {
-        let since = ContinuousClock.now - instant
-        let seconds = Double(since.components.seconds) + Double(since.components.attoseconds) * 1e-18
-        return Date(timeIntervalSinceNow: -seconds)
+        Date(timeIntervalSinceNow: -CitySimulation.seconds(ContinuousClock.now - instant))
     }
 
     func offerGone(_ reason: String) { self.state.withLock { $0.offersGone[reason, default: 0] += 1 } }
