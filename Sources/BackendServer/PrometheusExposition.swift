@@ -27,12 +27,14 @@ public enum PrometheusExposition {
             .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(300),
             .seconds(900),
         ]
-        // A delivery's stages take from a millisecond (decoding) to hundreds (PostgreSQL under load); the
-        // acknowledgement is asked in tens.
-        factory.durationHistogramBuckets["webhook_intake_duration"] = [
+        // A delivery's stages and the event hub's passes take from a millisecond (decoding, an idle pass) to
+        // hundreds (PostgreSQL under load); the acknowledgement is asked in tens.
+        let milliseconds: [Duration] = [
             .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(20),
             .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(5),
         ]
+        factory.durationHistogramBuckets["webhook_intake_duration"] = milliseconds
+        factory.durationHistogramBuckets["order_events_hub_duration"] = milliseconds
         return factory
     }
 
@@ -68,6 +70,7 @@ public enum PrometheusExposition {
         "http_server_request_duration": "HTTP request duration in seconds, per route, method and status.",
         "http_server_active_requests": "HTTP requests being served now.",
         "webhook_intake_duration": "Seconds an accepted webhook delivery spent per stage: read (its body), decode (authentication, and the events unless WEBHOOKS_APPLY=worker), store (PostgreSQL).",
+        "order_events_hub_duration": "Seconds of each pass of the order event hub per stage: sequence (positions for committed events), read (the new events read and handed to the streams).",
     ]
 
     /// The database's delivery gauges: name, help, and the value of one function's backlog.

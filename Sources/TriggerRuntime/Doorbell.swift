@@ -38,6 +38,11 @@ package final class Doorbell: Sendable {
         Self.resume(waiter)
     }
 
+    /// Forgets a ring nobody waited for yet (what it asked for is about to be done anyway).
+    package func clear() {
+        self.state.withLock { $0.rung = false }
+    }
+
     /// Returns when rung (now, if rung since the last wait), after `timeout`, or when cancelled.
     package func wait(timeout: Duration) async {
         guard timeout > .zero else { return }

@@ -58,6 +58,13 @@ struct LocalCommandTests {
         #expect(RollingRestartTests.sum(metrics.body, "hb_requests", containing: "/v1/auth/session") >= 1)
         #expect(metrics.body.contains(#"function="registerDriverDevice""#))
         Self.expectHelp(metrics.body)
+        // The API's event hub timed its passes (one at its start, then one per notification or second).
+        for stage in ["sequence", "read"] {
+            let passes = RollingRestartTests.sum(
+                metrics.body, "order_events_hub_duration_count", containing: #"stage="\#(stage)""#
+            )
+            #expect(passes >= 1, "the event hub's \(stage) stage: \(passes)")
+        }
         #expect(metrics.body.contains("trigger_deliveries_up 1"))
         try await Self.expectWebhookStages(base: base, metricsURL: metricsURL)
         #expect(metrics.body.contains(#"trigger_deliveries_dead{function="completeTrip"} 0.0"#))

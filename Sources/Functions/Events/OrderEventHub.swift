@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
@@ -15,9 +16,12 @@ import TriggerRuntime
 /// `Last-Event-ID`) it reads itself from the log, up to that position, so nothing falls between the two.
 ///
 /// Besides notifications it also reads every ``Configuration/pollInterval`` and after every reconnect, because
-/// notifications sent while nobody listened are lost. Its clock (``Configuration/tick``) sends heartbeats and ends
-/// streams at their maximum duration: that is the connections' own keep-alive, which ends with the connection, not
-/// something that must happen later whatever becomes of this process, so it is no durable timer of the runtime.
+/// notifications sent while nobody listened are lost. Under a stream of events it reads every
+/// ``Configuration/pacedInterval`` instead and asks the writers to skip their notifications meanwhile
+/// (``EventHubPacing``, ``M0036EventHubWakefulness``): each cost its writer a wait for a database-wide lock. Its
+/// clock (``Configuration/tick``) sends heartbeats and ends streams at their maximum duration: that is the
+/// connections' own keep-alive, which ends with the connection, not something that must happen later whatever
+/// becomes of this process, so it is no durable timer of the runtime.
 public final class OrderEventHub: Service, Sendable {
     /// How the hub and its streams behave.
     public struct Configuration: Sendable {
@@ -31,6 +35,14 @@ public final class OrderEventHub: Service, Sendable {
         public var tick: Duration = .seconds(1)
         /// How long a lost LISTEN connection waits before it is opened again. Default 500 ms.
         public var reconnectDelay: Duration = .milliseconds(500)
+        /// Passes within a second that found new events, after which the hub reads every ``pacedInterval`` and the
+        /// writers skip their `NOTIFY` (``EventHubPacing``, ``M0036EventHubWakefulness``). Default 20; 0: never.
+        public var pacedAbove = 20
+        /// The interval between paced passes: the most an event waits for the hub then. Default 20 ms.
+        public var pacedInterval: Duration = .milliseconds(20)
+        /// How long the hub's declaration that it reads on a schedule lasts unless renewed (at half of it); the most
+        /// writers go on skipping their `NOTIFY` for a hub that died. Default 2 s.
+        public var awakeFor: Duration = .seconds(2)
 
         /// The defaults.
         public init() {}
@@ -56,10 +68,28 @@ public final class OrderEventHub: Service, Sendable {
         }
     }
 
+    /// Whether the writers were asked to skip their `NOTIFY` (``M0036EventHubWakefulness``).
+    private enum Wakefulness {
+        /// Not asked: the hub passes on notifications (and every poll interval).
+        case asleep
+        /// Asked, last renewed at `renewed`: the hub passes every paced interval.
+        case awake(renewed: ContinuousClock.Instant)
+        /// The request was withdrawn (or may have been made): the hub passes every paced interval until `until`,
+        /// so an event whose writer skipped its `NOTIFY` before the withdrawal is not left to the poll interval.
+        case settling(until: ContinuousClock.Instant)
+
+        var isPolling: Bool {
+            if case .asleep = self { return false }
+            return true
+        }
+    }
+
     /// The settings.
     public let configuration: Configuration
     /// The log it reads.
     public let log: OrderEventLog
+    /// This hub's row in `order_event_hubs_awake` while it is awake.
+    let id = "hub-\(UUID().uuidString.lowercased())"
     let logger: Logger
     private let state = Mutex(State())
     private let doorbell = Doorbell()
@@ -184,27 +214,102 @@ public final class OrderEventHub: Service, Sendable {
         }
     }
 
-    /// Sequences and reads on every ring or poll interval.
+    /// Sequences and reads on every ring or poll interval, or every paced interval under a stream of events.
     private func pump() async {
+        var pacing = EventHubPacing(interval: self.configuration.pacedInterval, enterAt: self.configuration.pacedAbove)
+        var wakefulness = Wakefulness.asleep
         while !Task.isCancelled {
+            var found = false
             do {
-                try await self.step()
+                found = try await self.step()
             } catch {
-                if Task.isCancelled { return }
+                if Task.isCancelled { break }
                 self.logger.warning("order events: read failed", metadata: ["error": "\(String(reflecting: error))"])
             }
-            await self.doorbell.wait(timeout: self.configuration.pollInterval)
+            let now = ContinuousClock.now
+            pacing.passed(foundEvents: found, at: now)
+            wakefulness = await self.wakefulness(after: wakefulness, pacing: pacing, now: now)
+            if wakefulness.isPolling {
+                // The paced passes' clock: when this process reads the log, not work that must happen later.
+                do { try await Task.sleep(for: self.configuration.pacedInterval) } catch { break }
+                // A ring meanwhile (the hub's own sequencer notifies) is served by the pass about to run.
+                self.doorbell.clear()
+            } else {
+                await self.doorbell.wait(timeout: self.configuration.pollInterval)
+            }
+        }
+        if case .awake = wakefulness {
+            // Cancelled: a task of its own, so the withdrawal is sent (else the row expires within `awakeFor`).
+            let log = self.log
+            let id = self.id
+            try? await Task { try await log.withdrawAwake(hub: id) }.value
+        }
+    }
+
+    /// Declares, renews or withdraws the hub's request that writers skip their `NOTIFY`, after a pass.
+    private func wakefulness(
+        after current: Wakefulness,
+        pacing: EventHubPacing,
+        now: ContinuousClock.Instant
+    ) async -> Wakefulness {
+        let awakeFor = self.configuration.awakeFor
+        if pacing.isPacing {
+            if case .awake(let renewed) = current, now - renewed < awakeFor / 2 { return current }
+            do {
+                try await self.log.declareAwake(hub: self.id, for: awakeFor)
+                if case .awake = current {} else { self.logger.debug("order events: paced; writers skip their NOTIFY") }
+                return .awake(renewed: now)
+            } catch {
+                self.logger.warning(
+                    "order events: could not declare the hub awake",
+                    metadata: ["error": "\(String(reflecting: error))"]
+                )
+                // It may have committed: poll until it would have expired.
+                return .settling(until: now + awakeFor)
+            }
+        }
+        switch current {
+        case .asleep:
+            return .asleep
+        case .awake:
+            do {
+                try await self.log.withdrawAwake(hub: self.id)
+                self.logger.debug("order events: no longer paced; writers notify again")
+                // The writers that read the row before its deletion commit within moments.
+                return .settling(until: now + awakeFor / 4)
+            } catch {
+                self.logger.warning(
+                    "order events: could not withdraw the hub's declaration; it expires by itself",
+                    metadata: ["error": "\(String(reflecting: error))"]
+                )
+                return .settling(until: now + awakeFor)
+            }
+        case .settling(let until):
+            return now >= until ? .asleep : current
         }
     }
 
     /// One sequencer pass, then every new event handed to the subscriptions (a query per ``OrderEventLog/batch``
-    /// events, however many streams there are).
-    func step() async throws {
+    /// events, however many streams there are); each part timed (``EventHubMetrics``).
+    /// - Returns: Whether it read new events.
+    func step() async throws -> Bool {
+        let start = ContinuousClock.now
         while try await self.log.sequence() == OrderEventLog.batch {}
+        let sequenced = ContinuousClock.now
+        let found = try await self.handOut()
+        EventHubMetrics.pass(sequence: sequenced - start, read: ContinuousClock.now - sequenced)
+        return found
+    }
+
+    /// Reads every event after the cursor and pushes each to the streams whose scope includes it; returns whether
+    /// there was any.
+    private func handOut() async throws -> Bool {
+        var found = false
         while true {
             let cursor = self.state.withLock { $0.cursor }
             let events = try await self.log.events(after: cursor)
-            guard let last = events.last else { return }
+            guard let last = events.last else { return found }
+            found = true
             self.state.withLock { state in
                 // Under the lock, so a subscription made now gets either all of these (pushed) or none (read).
                 for event in events {
@@ -219,7 +324,7 @@ public final class OrderEventHub: Service, Sendable {
                 }
                 state.cursor = last.position
             }
-            if events.count < OrderEventLog.batch { return }
+            if events.count < OrderEventLog.batch { return found }
         }
     }
 
@@ -233,6 +338,20 @@ public final class OrderEventHub: Service, Sendable {
             for subscription in subscriptions {
                 subscription.tick(now: now, heartbeat: self.configuration.heartbeat)
             }
+        }
+    }
+}
+
+/// The hub's own metric: `order_events.hub.duration` (timer, `stage` = `sequence`, `read`), one observation of each
+/// per pass: the sequencer's statement(s) (``OrderEventLog/sequence()``), then the reads of the new events and their
+/// hand-out to the streams.
+///
+/// Why: every event a stream shows waits for a pass, so a pass's time is in every offer a driver sees, and the
+/// report's split of the offer (the 42nd session) could not tell it from `dispatchOrder`'s own run.
+enum EventHubMetrics {
+    static func pass(sequence: Duration, read: Duration) {
+        for (stage, duration) in [("sequence", sequence), ("read", read)] {
+            Metrics.Timer(label: "order_events.hub.duration", dimensions: [("stage", stage)]).record(duration: duration)
         }
     }
 }

@@ -36,38 +36,33 @@ public struct OrderEventLog: Sendable {
     /// run one at a time (the row lock of `order_event_sequencer`, taken first) and each commits before the next
     /// reads, so positions become visible in increasing order: a reader that saw position `p` never later sees a
     /// smaller one. An event is queued by its own transaction's commit, so the queue holds only committed events.
+    ///
+    /// One statement, `order_events_sequence()` (``M0035EventSequencerFunction``): it was seven round trips, each a
+    /// wait for a core under load, on the path of every event a stream shows.
     /// - Returns: How many events it sequenced (at most ``batch``; call again while it returns that many).
     @discardableResult
     public func sequence() async throws -> Int {
-        let pending = try await self.client.row(Prepared(Statements.Pending.self), logger: self.logger) {
-            try $0.decode(Bool.self)
-        }
-        guard pending == true else { return 0 }
-        let logger = self.logger
-        return try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
-            let last =
-                try await connection.row(Prepared(Statements.LockSequencer.self), logger: logger) {
-                    try $0.decode(Int64.self)
-                } ?? 0
-            // A new statement, so its snapshot includes what the previous sequencer committed before releasing
-            // the row lock.
-            let sequenced = try await connection.count(
-                """
-                WITH taken AS (
-                    DELETE FROM order_event_queue q
-                    WHERE q.id IN (SELECT id FROM order_event_queue ORDER BY id LIMIT \(Self.batch))
-                    RETURNING q.id)
-                INSERT INTO order_event_positions (position, event_id)
-                SELECT \(last) + row_number() OVER (ORDER BY id), id FROM taken
-                RETURNING position
-                """,
-                logger: logger
-            )
-            guard sequenced > 0 else { return 0 }
-            try await connection.count(Prepared(Statements.Advance.self, last + Int64(sequenced)), logger: logger)
-            try await connection.count(Prepared(Statements.Notify.self, Self.channel), logger: logger)
-            return sequenced
-        }
+        try await self.client.row(Prepared(Statements.Sequence.self), logger: self.logger) {
+            try $0.decode(Int.self)
+        } ?? 0
+    }
+
+    /// Declares hub `hub` awake for `duration` (or renews it): the writers skip their `NOTIFY` meanwhile
+    /// (``M0036EventHubWakefulness``).
+    func declareAwake(hub: String, for duration: Duration) async throws {
+        try await self.client.query(
+            """
+            INSERT INTO order_event_hubs_awake (hub, until)
+            VALUES (\(hub), clock_timestamp() + make_interval(secs => \(duration.seconds)::float8))
+            ON CONFLICT (hub) DO UPDATE SET until = excluded.until
+            """,
+            logger: self.logger
+        )
+    }
+
+    /// Withdraws hub `hub`'s declaration: the writers that start after this notify again.
+    func withdrawAwake(hub: String) async throws {
+        try await self.client.query("DELETE FROM order_event_hubs_awake WHERE hub = \(hub)", logger: self.logger)
     }
 
     /// Every event after `position` (at most ``batch``), oldest first: what a process's hub fans out.
@@ -114,38 +109,24 @@ public struct OrderEventLog: Sendable {
         return try await self.client.rows(query, logger: self.logger, Self.event(of:))
     }
 
-    /// The sequencer's statements of one row (or none), prepared once per connection (``Prepared``): sent unnamed,
-    /// PostgreSQL planned each of the four at every call, 7,811 times each in 190 s of the 37th session's 4,000-ride
-    /// city (H1, `pg_stat_statements`: 1.1 s). The plan is the same whatever the values. The take of the queue and
-    /// the hub's read after a position stay unnamed: a generic plan made while the table was empty could keep
-    /// reading it whole (the 26th session's lesson, runtime migration 0013; the hub's read, prepared, did so in
-    /// run R1), and a plan made at each call reads only what is there.
+    /// The log's statements of one row (or none), prepared once per connection (``Prepared``): sent unnamed,
+    /// PostgreSQL planned each at every call (the sequencer's four statements 7,811 times each in 190 s of the 37th
+    /// session's 4,000-ride city, H1, `pg_stat_statements`: 1.1 s). The plan is the same whatever the values. The
+    /// hub's read after a position stays unnamed, and the sequencer's take of the queue is planned at each call
+    /// inside its function: a generic plan made while the table was empty could keep reading it whole (the 26th
+    /// session's lesson, runtime migration 0013; the hub's read, prepared, did so in run R1), and a plan made at
+    /// each call reads only what is there.
     enum Statements {
         enum Ends: PreparedText {
             static let name = "functions_event_log_ends_v1"
             static let sql = "SELECT last_position, pruned_through FROM order_event_sequencer"
         }
 
-        enum Pending: PreparedText {
-            static let name = "functions_event_log_pending_v1"
-            static let sql = "SELECT EXISTS (SELECT 1 FROM order_event_queue)"
-        }
-
-        enum LockSequencer: PreparedText {
-            static let name = "functions_event_log_lock_v1"
-            static let sql = "SELECT last_position FROM order_event_sequencer FOR UPDATE"
-        }
-
-        /// The sequencer's last position becomes `$1`.
-        enum Advance: PreparedText {
-            static let name = "functions_event_log_advance_v1"
-            static let sql = "UPDATE order_event_sequencer SET last_position = $1 RETURNING last_position"
-        }
-
-        /// Notifies channel `$1`.
-        enum Notify: PreparedText {
-            static let name = "functions_event_log_notify_v1"
-            static let sql = "SELECT pg_notify($1, '')"
+        /// Sequences up to ``batch`` queued events in the statement's own transaction
+        /// (``M0035EventSequencerFunction``).
+        enum Sequence: PreparedText {
+            static let name = "functions_event_log_sequence_v1"
+            static let sql = "SELECT order_events_sequence()"
         }
     }
 

@@ -37,5 +37,7 @@ enum AppMigrations {
         M0032DocumentStatistics.migration,
         M0033OrderViewPlans.migration,
         M0034WebhookBodiesAsReceived.migration,
+        M0035EventSequencerFunction.migration,
+        M0036EventHubWakefulness.migration,
     ]
 }

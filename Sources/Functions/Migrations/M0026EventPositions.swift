@@ -52,60 +52,74 @@ enum M0026EventPositions {
             "CREATE INDEX order_events_position_idx ON order_events (position) WHERE position >= 0",
             "UPDATE order_events SET position = -1 WHERE position IS NULL",
             "ALTER TABLE order_events ALTER COLUMN position SET DEFAULT -1",
-            """
-            CREATE OR REPLACE FUNCTION order_event_append(
-                p_order uuid, p_kind text, p_rider uuid, p_driver uuid, p_payload jsonb)
-            RETURNS void LANGUAGE plpgsql AS $$
-            BEGIN
-                WITH event AS (
-                    INSERT INTO order_events (order_id, kind, rider_id, driver_id, payload)
-                    VALUES (p_order, p_kind, p_rider, p_driver, p_payload)
-                    RETURNING id
-                )
-                INSERT INTO order_event_queue (id) SELECT id FROM event;
-                PERFORM pg_notify('\(OrderEventLog.channel)', '');
-            END
-            $$
-            """,
+            Self.append(notify: Self.notify),
             // 0020's function with the queue (and 0025's setting, which `CREATE OR REPLACE` would otherwise drop).
-            """
-            CREATE OR REPLACE FUNCTION order_events_for_positions(moved driver_positions[]) RETURNS void
-            LANGUAGE plpgsql
-            SET plan_cache_mode = force_generic_plan
-            AS $$
-            DECLARE
-                emitted int;
-            BEGIN
-                -- order_event_append's INSERT and NOTIFY, set-based.
-                WITH open AS (
-                    SELECT o.id, o.rider_id, m.driver_id, m.lat, m.lng, m.recorded_at
-                    FROM unnest(moved) AS m JOIN orders o ON o.driver_id = m.driver_id
-                    WHERE o.status NOT IN ('NEW', 'COMPLETED', 'CANCELLED')
-                ),
-                throttled AS (
-                    INSERT INTO order_position_throttle AS t (order_id, emitted_at)
-                    SELECT id, clock_timestamp() FROM open ORDER BY id
-                    ON CONFLICT (order_id) DO UPDATE SET emitted_at = excluded.emitted_at
-                        WHERE t.emitted_at <= excluded.emitted_at - interval '1 second'
-                    RETURNING order_id
-                ),
-                events AS (
-                    INSERT INTO order_events (order_id, kind, rider_id, driver_id, payload)
-                    SELECT p.id, 'driver.position', p.rider_id, p.driver_id,
-                           jsonb_build_object('order_id', p.id, 'lat', p.lat, 'lng', p.lng,
-                                              'recorded_at', p.recorded_at)
-                    FROM open p JOIN throttled t ON t.order_id = p.id
-                    ORDER BY p.id
-                    RETURNING id
-                )
-                INSERT INTO order_event_queue (id) SELECT id FROM events;
-                GET DIAGNOSTICS emitted = ROW_COUNT;
-                IF emitted > 0 THEN
-                    PERFORM pg_notify('\(OrderEventLog.channel)', '');
-                END IF;
-            END
-            $$
-            """,
+            Self.forPositions(notify: Self.notify),
         ]
     )
+
+    /// 0026's notification of the hubs, as the writers sent it until ``M0036EventHubWakefulness``.
+    static let notify = "PERFORM pg_notify('\(OrderEventLog.channel)', '');"
+
+    /// `order_event_append`: one event written and queued, then `notify` (a PL/pgSQL statement).
+    static func append(notify: String) -> String {
+        """
+        CREATE OR REPLACE FUNCTION order_event_append(
+            p_order uuid, p_kind text, p_rider uuid, p_driver uuid, p_payload jsonb)
+        RETURNS void LANGUAGE plpgsql AS $$
+        BEGIN
+            WITH event AS (
+                INSERT INTO order_events (order_id, kind, rider_id, driver_id, payload)
+                VALUES (p_order, p_kind, p_rider, p_driver, p_payload)
+                RETURNING id
+            )
+            INSERT INTO order_event_queue (id) SELECT id FROM event;
+            \(notify)
+        END
+        $$
+        """
+    }
+
+    /// `order_events_for_positions` (0020's function with the queue, and 0025's plan setting), `notify` run when it
+    /// wrote an event.
+    static func forPositions(notify: String) -> String {
+        """
+        CREATE OR REPLACE FUNCTION order_events_for_positions(moved driver_positions[]) RETURNS void
+        LANGUAGE plpgsql
+        SET plan_cache_mode = force_generic_plan
+        AS $$
+        DECLARE
+            emitted int;
+        BEGIN
+            -- order_event_append's INSERT and NOTIFY, set-based.
+            WITH open AS (
+                SELECT o.id, o.rider_id, m.driver_id, m.lat, m.lng, m.recorded_at
+                FROM unnest(moved) AS m JOIN orders o ON o.driver_id = m.driver_id
+                WHERE o.status NOT IN ('NEW', 'COMPLETED', 'CANCELLED')
+            ),
+            throttled AS (
+                INSERT INTO order_position_throttle AS t (order_id, emitted_at)
+                SELECT id, clock_timestamp() FROM open ORDER BY id
+                ON CONFLICT (order_id) DO UPDATE SET emitted_at = excluded.emitted_at
+                    WHERE t.emitted_at <= excluded.emitted_at - interval '1 second'
+                RETURNING order_id
+            ),
+            events AS (
+                INSERT INTO order_events (order_id, kind, rider_id, driver_id, payload)
+                SELECT p.id, 'driver.position', p.rider_id, p.driver_id,
+                       jsonb_build_object('order_id', p.id, 'lat', p.lat, 'lng', p.lng,
+                                          'recorded_at', p.recorded_at)
+                FROM open p JOIN throttled t ON t.order_id = p.id
+                ORDER BY p.id
+                RETURNING id
+            )
+            INSERT INTO order_event_queue (id) SELECT id FROM events;
+            GET DIAGNOSTICS emitted = ROW_COUNT;
+            IF emitted > 0 THEN
+                \(notify)
+            END IF;
+        END
+        $$
+        """
+    }
 }

@@ -99,4 +99,62 @@ struct EventPositionsTests {
             #expect(try await log.events(of: .caller(riders[0]), after: 4, through: 5).isEmpty)
         }
     }
+
+    /// An event written and queued as the triggers do, without their `NOTIFY` (so a notification is the sequencer's).
+    static func queueEvent(_ client: PostgresClient) async throws {
+        try await client.query(
+            """
+            WITH e AS (
+                INSERT INTO order_events (order_id, kind, payload) VALUES (gen_random_uuid(), 'order.status', '{}')
+                RETURNING id)
+            INSERT INTO order_event_queue (id) SELECT id FROM e
+            """,
+            logger: Self.logger
+        )
+    }
+
+    @Test("0035: sequencers racing each other and the writers give each committed event one position, without gaps, and notify only when they sequenced")
+    func sequencerFunction() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let log = OrderEventLog(client: client, logger: Self.logger)
+            try await AwakeTests.withListener(client: client, channel: OrderEventLog.channel) { payloads in
+                /// What the channel got from `action` (the sequencer's notification has an empty payload).
+                func notified<T>(_ action: () async throws -> T) async throws -> (result: T, payloads: [String]) {
+                    try await AwakeTests.notified(
+                        by: action, client: client, channel: OrderEventLog.channel, payloads: payloads)
+                }
+                let empty = try await notified { try await log.sequence() }
+                #expect(empty.result == 0)
+                #expect(empty.payloads.isEmpty, "nothing sequenced: no notification")
+                try await Self.queueEvent(client)
+                try await Self.queueEvent(client)
+                let two = try await notified { try await log.sequence() }
+                #expect(two.result == 2)
+                #expect(two.payloads == [""])
+                let none = try await notified { try await log.sequence() }
+                #expect(none.result == 0)
+                #expect(none.payloads.isEmpty)
+            }
+
+            // Four writers and three sequencers at once, then one sequencer for what is left.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { for _ in 0..<50 { try await Self.queueEvent(client) } }
+                }
+                for _ in 0..<3 {
+                    group.addTask { for _ in 0..<40 { try await log.sequence() } }
+                }
+                try await group.waitForAll()
+            }
+            while try await log.sequence() > 0 {}
+            let positions = try await Self.positions(client)
+            #expect(positions.map { $0[0] } == Array(1...202), "positions 1...202, each once")
+            let events = try await Self.ids(client, "SELECT id FROM order_events ORDER BY id")
+            #expect(positions.map { $0[1] }.sorted() == events, "every event has exactly one position")
+            #expect(try await Self.ids(client, "SELECT id FROM order_event_queue").isEmpty)
+            #expect(try await log.ends().last == 202)
+        }
+    }
 }
+

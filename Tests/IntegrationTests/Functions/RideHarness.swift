@@ -100,6 +100,15 @@ struct RideHarness: Sendable {
         timeout: Duration = .seconds(150),
         _ condition: @Sendable () async throws -> Bool
     ) async throws {
+        try await Self.eventually(what, timeout: timeout, condition)
+    }
+
+    /// Polls `condition` until it holds, for state changed in the database by something the test does not await.
+    static func eventually(
+        _ what: String,
+        timeout: Duration = .seconds(150),
+        _ condition: @Sendable () async throws -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await condition() { return }

@@ -200,8 +200,9 @@ struct SimulationMeasurementTests {
         #expect(reports[2].text == "gone: not measured (pid 1: no such file)")
     }
 
-    @Test("the API's webhook timings: the route's 202s and the stages read off /metrics, added up over a restart")
+    @Test("the API's webhook timings: the route's 202s, the stages and the event hub's read off /metrics, added up over a restart")
     func apiWebhookTimes() {
+        /// The hub's `sequence` stage counts twice the `decode` stage's.
         func exposition(route: [Int], decode: [Int], other: Int) -> String {
             let route202 = #"http_route="/v1/hypertrack/webhooks/{secret}",http_request_method="POST",http_response_status_code="202""#
             let routeOther = #"http_route="/v1/orders",http_request_method="POST",http_response_status_code="201""#
@@ -212,11 +213,15 @@ struct SimulationMeasurementTests {
                 + "http_server_request_duration_bucket{\(routeRefused),le=\"+Inf\"} \(other)\n"
                 + "http_server_request_duration_sum{\(route202)} 1.5\n# TYPE webhook_intake_duration histogram\n"
                 + zip(["0.01", "0.05", "+Inf"], decode).map { "webhook_intake_duration_bucket{stage=\"decode\",le=\"\($0)\"} \($1)" }
+                .joined(separator: "\n") + "\n# TYPE order_events_hub_duration histogram\n"
+                + zip(["0.01", "0.05", "+Inf"], decode.map { $0 * 2 }).map { "order_events_hub_duration_bucket{stage=\"sequence\",le=\"\($0)\"} \($1)" }
                 .joined(separator: "\n")
         }
         let first = APIWebhookTimes.Reading.parse(exposition(route: [8, 9, 10], decode: [5, 9, 10], other: 3))
         #expect(first.route.counts == [0.025: 8, 0.05: 9, .infinity: 10], "only the webhook route's 202s")
         #expect(first.stages["decode"]?.counts == [0.01: 5, 0.05: 9, .infinity: 10])
+        #expect(first.stages["sequence"] == nil, "the hub's stages are its own")
+        #expect(first.hub["sequence"]?.counts == [0.01: 10, 0.05: 18, .infinity: 20])
         var increase = APIWebhookTimes.Reading()
         // 90 more deliveries, then the API restarted and counted 4 from zero.
         let second = APIWebhookTimes.Reading.parse(exposition(route: [98, 99, 100], decode: [50, 99, 100], other: 7))
@@ -228,6 +233,7 @@ struct SimulationMeasurementTests {
         #expect(increase.route.share(within: 0.025) == 92.0 / 94)
         #expect(increase.route.share(within: 0.01) == nil, "no such bucket")
         #expect(increase.stages["decode"]?.counts == [0.01: 49, 0.05: 94, .infinity: 94])
+        #expect(increase.hub["sequence"]?.counts == [0.01: 98, 0.05: 188, .infinity: 188])
         #expect(APIWebhookTimes.Reading.parse("").route.total == 0)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 import Testing
@@ -5,16 +6,18 @@ import TriggerRuntime
 
 @Suite("Writers skip NOTIFY while a worker is awake", .timeLimit(.minutes(5)))
 struct AwakeTests {
-    /// Listens on the runtime's channel during `body`, recording each notification's payload (`"listening"` first).
+    /// Listens on `channel` (the runtime's by default) during `body`, recording each notification's payload
+    /// (`"listening"` first).
     static func withListener<T: Sendable>(
         client: PostgresClient,
+        channel: String = TriggerRuntime.Configuration.defaultChannel,
         _ body: @Sendable (Observations<String>) async throws -> T
     ) async throws -> T {
         let payloads = Observations<String>()
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await client.withConnection { connection in
-                    try await connection.listen(on: TriggerRuntime.Configuration.defaultChannel) { notifications in
+                    try await connection.listen(on: channel) { notifications in
                         payloads.append("listening")
                         for try await notification in notifications { payloads.append(notification.payload) }
                     }
@@ -24,6 +27,24 @@ struct AwakeTests {
             try await payloads.wait("listening") { $0.contains("listening") }
             return try await body(payloads)
         }
+    }
+
+    /// What `action` returned, and what `channel` got from it: the payloads of its notifications up to a marker sent
+    /// after it (notifications arrive in commit order). `payloads` are a ``withListener(client:channel:_:)``'s.
+    static func notified<T>(
+        by action: () async throws -> T,
+        client: PostgresClient,
+        channel: String = TriggerRuntime.Configuration.defaultChannel,
+        payloads: Observations<String>
+    ) async throws -> (result: T, payloads: [String]) {
+        let result = try await action()
+        let marker = "marker \(UUID().uuidString)"
+        try await client.query("SELECT pg_notify(\(channel), \(marker))")
+        try await payloads.wait(marker) { $0.contains(marker) }
+        let entries = payloads.entries
+        let end = try #require(entries.firstIndex(of: marker))
+        let start = try #require(entries[..<end].lastIndex { $0 == "listening" || $0.hasPrefix("marker ") })
+        return (result, Array(entries[(start + 1)..<end]))
     }
 
     @Test("the capture trigger skips its NOTIFY only for an unexpired declaration on its channel, in READ COMMITTED")

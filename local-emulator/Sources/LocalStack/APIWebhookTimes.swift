@@ -37,21 +37,25 @@ final class APIWebhookTimes: Sendable {
         }
     }
 
-    /// One reading of `/metrics`: the route's histogram and each stage's.
+    /// One reading of `/metrics`: the route's histogram, each intake stage's, and each stage of the API's event hub
+    /// (`order_events_hub_duration`: the passes that sequence and read the event log, in every offer a driver sees).
     struct Reading: Sendable, Equatable {
         var route = Histogram()
         var stages: [String: Histogram] = [:]
+        var hub: [String: Histogram] = [:]
 
         static let routeBucket = "http_server_request_duration_bucket{"
         static let stageBucket = "webhook_intake_duration_bucket{"
+        static let hubBucket = "order_events_hub_duration_bucket{"
 
-        /// The webhook route's accepted deliveries (either of its paths) and the intake's stages, from the text
-        /// exposition; other lines are skipped.
+        /// The webhook route's accepted deliveries (either of its paths), the intake's stages and the hub's, from
+        /// the text exposition; other lines are skipped.
         static func parse(_ text: String) -> Reading {
             var reading = Reading()
             for line in text.split(separator: "\n") {
                 let isRoute = line.hasPrefix(Self.routeBucket)
-                guard isRoute || line.hasPrefix(Self.stageBucket),
+                let isHub = line.hasPrefix(Self.hubBucket)
+                guard isRoute || isHub || line.hasPrefix(Self.stageBucket),
                     let labelsEnd = line.lastIndex(of: "}"),
                     let count = Double(line[line.index(after: labelsEnd)...].trimmingCharacters(in: .whitespaces)),
                     let bound = Self.label("le", in: line[..<labelsEnd]).flatMap(Self.bound)
@@ -62,7 +66,11 @@ final class APIWebhookTimes: Sendable {
                     else { continue }
                     reading.route.counts[bound, default: 0] += Int(count)
                 } else if let stage = Self.label("stage", in: line[..<labelsEnd]) {
-                    reading.stages[stage, default: Histogram()].counts[bound, default: 0] += Int(count)
+                    if isHub {
+                        reading.hub[stage, default: Histogram()].counts[bound, default: 0] += Int(count)
+                    } else {
+                        reading.stages[stage, default: Histogram()].counts[bound, default: 0] += Int(count)
+                    }
                 }
             }
             return reading
@@ -80,10 +88,10 @@ final class APIWebhookTimes: Sendable {
         mutating func add(from previous: Reading, to next: Reading) {
             self.route.add(from: previous.route, to: next.route)
             for (stage, histogram) in next.stages {
-                self.stages[stage, default: Histogram()].add(
-                    from: previous.stages[stage] ?? Histogram(),
-                    to: histogram
-                )
+                self.stages[stage, default: Histogram()].add(from: previous.stages[stage] ?? Histogram(), to: histogram)
+            }
+            for (stage, histogram) in next.hub {
+                self.hub[stage, default: Histogram()].add(from: previous.hub[stage] ?? Histogram(), to: histogram)
             }
         }
     }

@@ -112,6 +112,7 @@ extension CitySimulation {
                         ? "(from sending the booking to the `offer.new` event's bytes arriving on a driver's stream)."
                         : "(bounded below by the offer poll interval)."),
                 self.offerStepsLine,
+            ] + [self.apiEventHubLine].compactMap { $0 } + [
                 "- Accept → `PICKING_UP` seen by the driver: \(Percentiles(self.measured.acceptToPickingUp).text) "
                     + (c.offers == .push ? "(its `order.status` event)." : "(read every \(c.orderPollInterval))."),
             ]

@@ -84,11 +84,7 @@ extension CitySimulation.Report {
         guard let times = self.measurements.apiWebhookTimes else {
             return "- The same acknowledgements timed by the API: not read (no metrics URL: `--api-metrics-url`)."
         }
-        func shares(_ histogram: APIWebhookTimes.Histogram, _ bounds: [Double]) -> String {
-            bounds.map { bound in
-                histogram.share(within: bound).map { String(format: "%.1f%%", $0 * 100) } ?? "?"
-            }.joined(separator: " / ")
-        }
+        let shares = Self.shares
         let failed =
             times.failures == 0
             ? "" : " \(times.failures) of its readings failed (the last: \(times.lastFailure ?? "?"));"
@@ -105,6 +101,28 @@ extension CitySimulation.Report {
             + "within 25 / 50 / 100 ms"
             + (stages.isEmpty
                 ? "." : "; by stage (`webhook_intake_duration`) within 10 / 50 ms: \(stages.joined(separator: ", ")).")
+    }
+
+    /// The API's event hub as it timed its passes (``APIWebhookTimes/Reading/hub``), read with the acknowledgements;
+    /// `nil` when the API's `/metrics` is not read.
+    var apiEventHubLine: String? {
+        guard let times = self.measurements.apiWebhookTimes else { return nil }
+        guard let passes = times.increase.hub["sequence"]?.total, passes > 0 else {
+            return "- The API's event hub: no pass counted (its `/metrics` has no `order_events_hub_duration`)."
+        }
+        let stages = ["sequence", "read"].compactMap { stage in
+            times.increase.hub[stage].map { "\(stage) \(Self.shares($0, [0.005, 0.01, 0.05]))" }
+        }
+        return "- The API's event hub (`order_events_hub_duration`: a pass per notification, or a second without "
+            + "one; the log's sequencing, then the new events read and handed to the streams, in every offer's last "
+            + "step): \(passes) passes, within 5 / 10 / 50 ms: \(stages.joined(separator: ", "))."
+    }
+
+    /// `histogram`'s share within each of `bounds` (seconds, its buckets'), as percentages.
+    static func shares(_ histogram: APIWebhookTimes.Histogram, _ bounds: [Double]) -> String {
+        bounds.map { bound in
+            histogram.share(within: bound).map { String(format: "%.1f%%", $0 * 100) } ?? "?"
+        }.joined(separator: " / ")
     }
 
     /// The lines of what issue 19 asks beyond throughput: webhook acknowledgement, arrival → `REACHED_*`, trigger

@@ -1,0 +1,121 @@
+import EmbeddedPostgres
+import Foundation
+import Functions
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Testing
+import TriggerRuntime
+
+/// Migration 0036 and the hub's pacing: the writers of order events skip their `NOTIFY` while a hub reads the log on
+/// a schedule (``M0036EventHubWakefulness``, ``EventHubPacing``).
+@Suite("Functions: the order event hub's wakefulness", .timeLimit(.minutes(5)))
+struct EventHubWakefulnessTests {
+    static let logger = BackendHarness.logger
+
+    /// One `order.status` event of `rider`, written as the triggers write one.
+    static func append(_ client: PostgresClient, rider: UUID) async throws {
+        try await client.query(
+            "SELECT order_event_append(gen_random_uuid(), 'order.status', \(rider), NULL, '{}'::jsonb)",
+            logger: Self.logger
+        )
+    }
+
+    static func count(_ client: PostgresClient, _ query: PostgresQuery) async throws -> Int64 {
+        try await client.query(query, logger: Self.logger).collect().first?.decode(Int64.self) ?? -1
+    }
+
+    @Test("0036: a writer notifies unless a hub's declaration is unexpired (or it is not READ COMMITTED); the sequencer always does")
+    func writersSkipTheirNotify() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let log = OrderEventLog(client: client, logger: Self.logger)
+            let rider = UUID()
+            try await AwakeTests.withListener(client: client, channel: OrderEventLog.channel) { payloads in
+                /// What the channel got from `action` (the sequencer's notification has an empty payload).
+                func notified<T>(_ action: () async throws -> T) async throws -> (result: T, payloads: [String]) {
+                    try await AwakeTests.notified(
+                        by: action, client: client, channel: OrderEventLog.channel, payloads: payloads)
+                }
+                let asleep = try await notified { try await Self.append(client, rider: rider) }
+                #expect(asleep.payloads == [""], "no hub awake")
+                let first = try await notified { try await log.sequence() }
+                #expect(first.result == 1)
+                #expect(first.payloads == [""])
+
+                try await client.query(
+                    "INSERT INTO order_event_hubs_awake VALUES ('h1', clock_timestamp() + interval '1 hour')",
+                    logger: Self.logger
+                )
+                let awake = try await notified { try await Self.append(client, rider: rider) }
+                #expect(awake.payloads.isEmpty, "a hub awake")
+                let repeatableRead = try await notified {
+                    try await client.withConnection { connection in
+                        try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ", logger: Self.logger)
+                        try await connection.query(
+                            "SELECT order_event_append(gen_random_uuid(), 'order.status', \(rider), NULL, '{}'::jsonb)",
+                            logger: Self.logger
+                        )
+                        try await connection.query("COMMIT", logger: Self.logger)
+                    }
+                }
+                #expect(repeatableRead.payloads == [""], "REPEATABLE READ: its snapshot may be older than a withdrawal")
+                // The sequencer always notifies, for the other processes' hubs; the skipped event was queued.
+                let second = try await notified { try await log.sequence() }
+                #expect(second.result == 2)
+                #expect(second.payloads == [""])
+
+                try await client.query(
+                    "UPDATE order_event_hubs_awake SET until = clock_timestamp() - interval '1 second'",
+                    logger: Self.logger
+                )
+                let expired = try await notified { try await Self.append(client, rider: rider) }
+                #expect(expired.payloads == [""], "an expired declaration")
+            }
+        }
+    }
+
+    @Test("0036: under a stream of events the hub declares itself, and withdraws after it; every event reaches its stream")
+    func hubPacesAndWithdraws() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            var configuration = OrderEventHub.Configuration()
+            configuration.pacedAbove = 3
+            configuration.pacedInterval = .milliseconds(10)
+            configuration.awakeFor = .seconds(1)
+            configuration.bufferSize = 5000
+            let hub = OrderEventHub(client: client, configuration: configuration, logger: Self.logger)
+            let rider = UUID()
+            let declared: PostgresQuery = "SELECT count(*)::int8 FROM order_event_hubs_awake WHERE until > clock_timestamp()"
+            try await ServiceGroup.withRunning([hub], logger: Self.logger) {
+                try await RideHarness.eventually("the hub runs", timeout: .seconds(30)) { hub.isRunning }
+                let (subscription, _) = try #require(hub.subscribe(scope: .caller(rider), maximumDuration: .seconds(120)))
+                defer { hub.unsubscribe(subscription) }
+                #expect(try await Self.count(client, declared) == 0, "no stream of events yet")
+
+                // Events written one after another until the hub has declared itself (at most 2,000 of them).
+                var written = 0
+                while written < 2000 {
+                    try await Self.append(client, rider: rider)
+                    written += 1
+                    if written % 10 == 0, try await Self.count(client, declared) == 1 { break }
+                }
+                #expect(try await Self.count(client, declared) == 1, "declared after \(written) events")
+                // Declared: the writers skip their NOTIFY, and the hub still hands every event to the stream.
+                for _ in 0..<20 { try await Self.append(client, rider: rider) }
+                written += 20
+                for index in 0..<written {
+                    guard case .event(let event) = await subscription.next() else {
+                        Issue.record("the stream ended at event \(index) of \(written)")
+                        return
+                    }
+                    #expect(event.riderID == rider)
+                }
+                // The stream over: the hub withdraws its declaration.
+                try await RideHarness.eventually("the declaration withdrawn", timeout: .seconds(30)) {
+                    try await Self.count(client, "SELECT count(*)::int8 FROM order_event_hubs_awake") == 0
+                }
+            }
+        }
+    }
+}
