@@ -6,13 +6,8 @@ import PostgresNIO
 ///
 /// Scheduling notifies the workers' channel in that transaction (PostgreSQL sends it at commit, folded with the
 /// transaction's other notifications), so a sleeping worker recomputes its next wake-up, which includes the
-/// earliest timer: a timer due sooner than the worker's next poll is not left waiting for it. Not while a worker is
-/// awake on the channel (migration 0004's rule, as for captures): it claims every claim interval, each claim
-/// promotes the timers that fell due, and once idle it sleeps until the earliest timer it then reads. A `NOTIFY`
-/// costs its transaction a wait for a database-wide lock at commit: every dispatch round schedules two timers, and
-/// in the 43rd session's 4,000-ride city the worker's commits were the largest group waiting for that lock. A timer
-/// can only be scheduled for a function installed as a timer function (`TriggerInstaller`); anything else would
-/// never run.
+/// earliest timer: a timer due sooner than the worker's next poll is not left waiting for it. A timer can only be
+/// scheduled for a function installed as a timer function (`TriggerInstaller`); anything else would never run.
 public struct PostgresTimers: TimerScheduling {
     private let channel: String
     private let logger: Logger

@@ -10,11 +10,10 @@ import PostgresNIO
 enum TimerStatements {
     /// Writes (or, with `keep`, leaves) the timer; a due one not yet claimed is a delivery with attempt 0 and no
     /// lease, which `replace` removes with the pending one (at most one of the two exists) and `keep` keeps.
-    /// Notifies the workers' channel when it wrote, unless a worker is awake on it (as the capture triggers decide,
-    /// runtime migration 0004: an awake worker claims every claim interval, and each claim promotes the timers that
-    /// fell due). Answers whether the function is a registered timer function and how many timers it wrote.
+    /// Notifies the workers' channel when it wrote. Answers whether the function is a registered timer function
+    /// and how many timers it wrote.
     struct Schedule: PostgresPreparedStatement {
-        static let name = "trigger_runtime_timer_schedule_v2"
+        static let name = "trigger_runtime_timer_schedule_v1"
         static let sql = """
             WITH f AS (SELECT FROM trigger_runtime.functions WHERE name = $1 AND kind = 'timer'),
             promoted AS (
@@ -37,11 +36,7 @@ enum TimerStatements {
                 WHERE $4
                 RETURNING 1
             ),
-            notified AS (
-                SELECT pg_notify($8, '') FROM written
-                WHERE current_setting('transaction_isolation') <> 'read committed' OR NOT EXISTS (
-                    SELECT FROM trigger_runtime.awake_workers a WHERE a.channel = $8 AND a.until > clock_timestamp())
-                LIMIT 1)
+            notified AS (SELECT pg_notify($8, '') FROM written LIMIT 1)
             SELECT (SELECT count(*) FROM f)::int8, (SELECT count(*) FROM written)::int8,
                    (SELECT count(*) FROM notified)::int8, (SELECT count(*) FROM unpromoted)::int8
             """

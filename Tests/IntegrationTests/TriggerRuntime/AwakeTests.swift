@@ -102,50 +102,6 @@ struct AwakeTests {
         }
     }
 
-    @Test("scheduling a timer skips its NOTIFY for an unexpired declaration on its channel, in READ COMMITTED, as a capture does")
-    func timerSkipsNotify() async throws {
-        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-        let registry = TimerTests.registry(Observations())
-        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
-            try await Self.withListener(client: client) { payloads in
-                /// What the channel got from scheduling timer `document` (an hour ahead), with `awake` declared.
-                func scheduled(_ document: String, isolation: String = "READ COMMITTED", awake: String?)
-                    async throws -> [String]
-                {
-                    try await client.query("DELETE FROM trigger_runtime.awake_workers")
-                    if let awake { try await client.query(PostgresQuery(unsafeSQL: awake)) }
-                    let begin = PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation)")
-                    return try await Self.notified(
-                        by: {
-                            try await client.withConnection { connection in
-                                try await connection.query(begin, logger: logger)
-                                try await PostgresTimers(logger: logger).schedule(
-                                    "ring", document: document, key: "k", due: .after(.seconds(3600)), payload: nil,
-                                    ifExists: .replace, on: connection)
-                                try await connection.query("COMMIT", logger: logger)
-                            }
-                        }, client: client, payloads: payloads
-                    ).payloads
-                }
-                let awakeHere = """
-                    INSERT INTO trigger_runtime.awake_workers VALUES ('w1', 'trigger_runtime', clock_timestamp() + interval '1 hour')
-                    """
-                let asleep = try await scheduled("d1", awake: nil)
-                #expect(asleep == [""], "no worker awake: notify")
-                let awake = try await scheduled("d2", awake: awakeHere)
-                #expect(awake.isEmpty, "a worker awake: skip")
-                let repeatableRead = try await scheduled("d3", isolation: "REPEATABLE READ", awake: awakeHere)
-                #expect(repeatableRead == [""], "a snapshot older than the check could miss a withdrawal: notify")
-                let expired = """
-                    INSERT INTO trigger_runtime.awake_workers VALUES ('w1', 'trigger_runtime', clock_timestamp() - interval '1 second')
-                    """
-                let afterExpiry = try await scheduled("d4", awake: expired)
-                #expect(afterExpiry == [""], "an expired declaration: notify")
-            }
-            #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.timers") == 4)
-        }
-    }
-
     @Test("under a steady stream the worker declares itself awake; when the stream stops it settles without the poll")
     func steadyStreamSettles() async throws {
         let handled = Observations<Int>()
