@@ -239,10 +239,19 @@ public final class OrderEventHub: Service, Sendable {
             }
         }
         if case .awake = wakefulness {
-            // Cancelled: a task of its own, so the withdrawal is sent (else the row expires within `awakeFor`).
+            // Cancelled: a task of its own, so the withdrawal is sent.
             let log = self.log
             let id = self.id
-            try? await Task { try await log.withdrawAwake(hub: id) }.value
+            do {
+                try await Task { try await log.withdrawAwake(hub: id) }.value
+            } catch {
+                self.logger.warning(
+                    "order events: could not withdraw the hub's declaration at shutdown; it expires by itself",
+                    metadata: [
+                        "error": "\(String(reflecting: error))", "events.awake_for": "\(self.configuration.awakeFor)",
+                    ]
+                )
+            }
         }
     }
 
