@@ -36,7 +36,14 @@ public actor TestDatabase {
         _ body: @Sendable (PostgresClient, PostgresClient.Configuration) async throws -> Result
     ) async throws -> Result {
         trace("create requested")
-        let name = try await self.createDatabase(logger: logger)
+        let name: String
+        do {
+            name = try await self.createDatabase(logger: logger)
+        } catch {
+            // PSQLError's description hides the server's message; the test's record shows only that description.
+            FileHandle.standardError.write(Data("[testdb] could not create a database: \(String(reflecting: error))\n".utf8))
+            throw error
+        }
         trace("created \(name)")
         let configuration = try self.clientConfiguration(database: name)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)

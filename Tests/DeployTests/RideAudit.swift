@@ -43,20 +43,36 @@ enum RideAudit {
     }
 
     /// Every captured delivery (one per event and function) is in `done` exactly once, on its first attempt.
+    ///
+    /// Read in one statement (one snapshot): the schedules keep ticking after ``drained(_:)`` returned, and a tick
+    /// captured between two reads was once counted as captured but not done (CI, 43rd session). In one snapshot a
+    /// captured delivery is either still in the outbox or in `done` (the runtime moves it in one transaction); one in
+    /// neither is lost. Still in the outbox is allowed only for the scheduled functions' ticks, which fire on their
+    /// own after the rides ended.
     static func exactlyOnce(_ stack: Stack) async throws {
-        let captured = try await stack.rows("SELECT count(*)::int FROM deploy_test_captured", as: Int.self)
-        let done = try await stack.rows("SELECT count(*)::int FROM trigger_runtime.done", as: Int.self)
-        #expect(captured == done, "captured \(captured), done \(done)")
-        let unhandled = try await stack.rows(
-            "SELECT c.function_name || ' ' || c.id FROM deploy_test_captured c "
-                + "LEFT JOIN trigger_runtime.done d ON d.id = c.id WHERE d.id IS NULL", as: String.self
+        let scheduled: Set<String> = ["pruneOrderEvents", "pruneWebhookEvents", "reconcileTrips", "pruneAccounts"]
+        let states = try await stack.rows(
+            """
+            SELECT CASE WHEN d.id IS NOT NULL THEN 'done' WHEN q.id IS NOT NULL THEN 'pending' ELSE 'lost' END
+                || ' ' || c.function_name || ' ' || c.id
+            FROM deploy_test_captured c
+            LEFT JOIN trigger_runtime.done d ON d.id = c.id
+            LEFT JOIN trigger_runtime.deliveries q ON q.id = c.id
+            UNION ALL
+            SELECT 'unknown ' || d.function_name || ' ' || d.id FROM trigger_runtime.done d
+            WHERE NOT EXISTS (SELECT FROM deploy_test_captured c WHERE c.id = d.id)
+            """,
+            as: String.self
         )
-        #expect(unhandled.isEmpty, "captured but never done: \(unhandled)")
-        let unknown = try await stack.rows(
-            "SELECT d.function_name || ' ' || d.id FROM trigger_runtime.done d "
-                + "LEFT JOIN deploy_test_captured c ON c.id = d.id WHERE c.id IS NULL", as: String.self
+        let byState = Dictionary(grouping: states) { String($0.prefix { $0 != " " }) }
+        #expect((byState["done"] ?? []).count > 0, "nothing captured was done")
+        #expect(byState["lost"] == nil, "captured, neither in the outbox nor done: \(byState["lost"] ?? [])")
+        let pending = byState["pending"] ?? []
+        #expect(
+            pending.allSatisfy { scheduled.contains(String($0.split(separator: " ")[1])) },
+            "captured and still in the outbox after it drained (only a schedule's late tick may be): \(pending)"
         )
-        #expect(unknown.isEmpty, "done but never captured: \(unknown)")
+        #expect(byState["unknown"] == nil, "done but never captured: \(byState["unknown"] ?? [])")
         let repeated = try await stack.rows(
             "SELECT function_name || ' ' || id || ' attempt ' || attempt FROM trigger_runtime.done WHERE attempt <> 1",
             as: String.self
