@@ -40,35 +40,41 @@ struct Dispatcher: Sendable {
     /// Runs the next round of `order` and sets its round timer to when the round's offers expire; `nil` when the
     /// order is no longer `NEW`.
     func runRound(of order: OrderRow, store: any RideStore, transaction: PostgresConnection?) async throws -> Round? {
-        guard let number = try await store.startDispatchRound(orderID: order.id) else { return nil }
-        let radius = self.settings.radius(ofRound: number)
         let search = DriverSearch(maxPositionAge: self.settings.maxPositionAge, excludingOffersOf: order.id)
-        let drivers: [UUID]
+        let outcome: DispatchRoundOutcome
         if self.settings.useNearbyAPI {
+            guard let number = try await store.startDispatchRound(orderID: order.id) else { return nil }
             let devices = try await self.tracking.nearbyDevices(
-                NearbyRequest(location: order.pickup.coordinate, radius: radius),
+                NearbyRequest(location: order.pickup.coordinate, radius: self.settings.radius(ofRound: number)),
                 deadline: .now + self.settings.nearbyTimeout
             )
             let available = try await store.availableDrivers(deviceIDs: devices.map(\.deviceID), search: search)
             var seen = Set<UUID>()
-            drivers = devices.compactMap { available[$0.deviceID] }.filter { seen.insert($0).inserted }
+            let drivers = devices.compactMap { available[$0.deviceID] }.filter { seen.insert($0).inserted }
                 .prefix(self.settings.offerCount).map { $0 }
+            try await store.recordOffers(orderID: order.id, driverIDs: drivers, round: number, ttl: self.settings.offerTTL)
+            let last = drivers.isEmpty ? try await store.lastOfferedRound(orderID: order.id) : number
+            outcome = DispatchRoundOutcome(number: number, drivers: drivers, lastOfferedRound: last)
         } else {
-            drivers = try await store.nearestAvailableDrivers(
-                near: order.pickup.coordinate,
-                radius: radius,
-                limit: self.settings.offerCount,
-                search: search
-            )
+            // The local index's round is one statement (see `StoreStatements.DispatchRound`).
+            guard
+                let round = try await store.runDispatchRound(
+                    orderID: order.id,
+                    pickup: order.pickup.coordinate,
+                    radius: self.settings.radiusSchedule,
+                    limit: self.settings.offerCount,
+                    search: search,
+                    ttl: self.settings.offerTTL
+                )
+            else { return nil }
+            outcome = round
         }
-        try await store.recordOffers(orderID: order.id, driverIDs: drivers, round: number, ttl: self.settings.offerTTL)
         var next = self.settings.offerTTL
-        if drivers.isEmpty {
-            let emptyRounds = number - (try await store.lastOfferedRound(orderID: order.id))
-            next = self.settings.delay(afterEmptyRounds: emptyRounds)
+        if outcome.drivers.isEmpty {
+            next = self.settings.delay(afterEmptyRounds: outcome.number - outcome.lastOfferedRound)
         }
         try await self.scheduleRound(of: order.id, due: .after(next), transaction: transaction)
-        return Round(number: number, drivers: drivers, radius: radius)
+        return Round(number: outcome.number, drivers: outcome.drivers, radius: self.settings.radius(ofRound: outcome.number))
     }
 
     /// Sets (or moves) the order's round timer.
