@@ -40,21 +40,24 @@ struct Dispatcher: Sendable {
     /// Runs the next round of `order` and sets its round timer to when the round's offers expire; `nil` when the
     /// order is no longer `NEW`.
     func runRound(of order: OrderRow, store: any RideStore, transaction: PostgresConnection?) async throws -> Round? {
-        let search = DriverSearch(maxPositionAge: self.settings.maxPositionAge, excludingOffersOf: order.id)
-        let outcome: DispatchRoundOutcome
+        let number: Int
+        let drivers: [UUID]
+        // Rounds in a row that offered nobody, this one included (0 when it offered someone).
+        let emptyRounds: Int
         if self.settings.useNearbyAPI {
-            guard let number = try await store.startDispatchRound(orderID: order.id) else { return nil }
+            guard let round = try await store.startDispatchRound(orderID: order.id) else { return nil }
+            number = round
             let devices = try await self.tracking.nearbyDevices(
                 NearbyRequest(location: order.pickup.coordinate, radius: self.settings.radius(ofRound: number)),
                 deadline: .now + self.settings.nearbyTimeout
             )
+            let search = DriverSearch(maxPositionAge: self.settings.maxPositionAge, excludingOffersOf: order.id)
             let available = try await store.availableDrivers(deviceIDs: devices.map(\.deviceID), search: search)
             var seen = Set<UUID>()
-            let drivers = devices.compactMap { available[$0.deviceID] }.filter { seen.insert($0).inserted }
+            drivers = devices.compactMap { available[$0.deviceID] }.filter { seen.insert($0).inserted }
                 .prefix(self.settings.offerCount).map { $0 }
             try await store.recordOffers(orderID: order.id, driverIDs: drivers, round: number, ttl: self.settings.offerTTL)
-            let last = drivers.isEmpty ? try await store.lastOfferedRound(orderID: order.id) : number
-            outcome = DispatchRoundOutcome(number: number, drivers: drivers, lastOfferedRound: last)
+            emptyRounds = drivers.isEmpty ? number - (try await store.lastOfferedRound(orderID: order.id)) : 0
         } else {
             // The local index's round is one statement (see `StoreStatements.DispatchRound`).
             guard
@@ -63,18 +66,16 @@ struct Dispatcher: Sendable {
                     pickup: order.pickup.coordinate,
                     radius: self.settings.radiusSchedule,
                     limit: self.settings.offerCount,
-                    search: search,
+                    maxPositionAge: self.settings.maxPositionAge,
                     ttl: self.settings.offerTTL
                 )
             else { return nil }
-            outcome = round
+            (number, drivers) = (round.number, round.drivers)
+            emptyRounds = drivers.isEmpty ? number - round.lastOfferedRound : 0
         }
-        var next = self.settings.offerTTL
-        if outcome.drivers.isEmpty {
-            next = self.settings.delay(afterEmptyRounds: outcome.number - outcome.lastOfferedRound)
-        }
+        let next = drivers.isEmpty ? self.settings.delay(afterEmptyRounds: emptyRounds) : self.settings.offerTTL
         try await self.scheduleRound(of: order.id, due: .after(next), transaction: transaction)
-        return Round(number: outcome.number, drivers: outcome.drivers, radius: self.settings.radius(ofRound: outcome.number))
+        return Round(number: number, drivers: drivers, radius: self.settings.radius(ofRound: number))
     }
 
     /// Sets (or moves) the order's round timer.

@@ -150,7 +150,7 @@ struct DispatchRoundStatementTests {
             pickup: Self.pickup,
             radius: Self.radius,
             limit: 2,
-            search: DriverSearch(maxPositionAge: .seconds(120), excludingOffersOf: orderID),
+            maxPositionAge: .seconds(120),
             ttl: Self.ttl
         )
     }
