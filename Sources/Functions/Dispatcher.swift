@@ -40,24 +40,21 @@ struct Dispatcher: Sendable {
     /// Runs the next round of `order` and sets its round timer to when the round's offers expire; `nil` when the
     /// order is no longer `NEW`.
     func runRound(of order: OrderRow, store: any RideStore, transaction: PostgresConnection?) async throws -> Round? {
-        let number: Int
-        let drivers: [UUID]
-        // Rounds in a row that offered nobody, this one included (0 when it offered someone).
-        let emptyRounds: Int
+        let search = DriverSearch(maxPositionAge: self.settings.maxPositionAge, excludingOffersOf: order.id)
+        let outcome: DispatchRoundOutcome
         if self.settings.useNearbyAPI {
-            guard let round = try await store.startDispatchRound(orderID: order.id) else { return nil }
-            number = round
+            guard let number = try await store.startDispatchRound(orderID: order.id) else { return nil }
             let devices = try await self.tracking.nearbyDevices(
                 NearbyRequest(location: order.pickup.coordinate, radius: self.settings.radius(ofRound: number)),
                 deadline: .now + self.settings.nearbyTimeout
             )
-            let search = DriverSearch(maxPositionAge: self.settings.maxPositionAge, excludingOffersOf: order.id)
             let available = try await store.availableDrivers(deviceIDs: devices.map(\.deviceID), search: search)
             var seen = Set<UUID>()
-            drivers = devices.compactMap { available[$0.deviceID] }.filter { seen.insert($0).inserted }
+            let drivers = devices.compactMap { available[$0.deviceID] }.filter { seen.insert($0).inserted }
                 .prefix(self.settings.offerCount).map { $0 }
             try await store.recordOffers(orderID: order.id, driverIDs: drivers, round: number, ttl: self.settings.offerTTL)
-            emptyRounds = drivers.isEmpty ? number - (try await store.lastOfferedRound(orderID: order.id)) : 0
+            let last = drivers.isEmpty ? try await store.lastOfferedRound(orderID: order.id) : number
+            outcome = DispatchRoundOutcome(number: number, drivers: drivers, lastOfferedRound: last)
         } else {
             // The local index's round is one statement (see `StoreStatements.DispatchRound`).
             guard
@@ -66,16 +63,18 @@ struct Dispatcher: Sendable {
                     pickup: order.pickup.coordinate,
                     radius: self.settings.radiusSchedule,
                     limit: self.settings.offerCount,
-                    maxPositionAge: self.settings.maxPositionAge,
+                    search: search,
                     ttl: self.settings.offerTTL
                 )
             else { return nil }
-            (number, drivers) = (round.number, round.drivers)
-            emptyRounds = drivers.isEmpty ? number - round.lastOfferedRound : 0
+            outcome = round
         }
-        let next = drivers.isEmpty ? self.settings.delay(afterEmptyRounds: emptyRounds) : self.settings.offerTTL
+        var next = self.settings.offerTTL
+        if outcome.drivers.isEmpty {
+            next = self.settings.delay(afterEmptyRounds: outcome.number - outcome.lastOfferedRound)
+        }
         try await self.scheduleRound(of: order.id, due: .after(next), transaction: transaction)
-        return Round(number: number, drivers: drivers, radius: self.settings.radius(ofRound: number))
+        return Round(number: outcome.number, drivers: outcome.drivers, radius: self.settings.radius(ofRound: outcome.number))
     }
 
     /// Sets (or moves) the order's round timer.

@@ -174,7 +174,7 @@ extension InMemoryRideStore {
         pickup: Coordinate,
         radius: DispatchRadius,
         limit: Int,
-        maxPositionAge: Duration,
+        search: DriverSearch,
         ttl: Duration
     ) async throws -> DispatchRoundOutcome? {
         try self.check(.runDispatchRound)
@@ -182,8 +182,7 @@ extension InMemoryRideStore {
         let last = try await self.lastOfferedRound(orderID: orderID)
         let round = (self.state.dispatchRounds[orderID] ?? 0) + 1
         let drivers = try await self.nearestAvailableDrivers(
-            near: pickup, radius: radius.ofRound(round), limit: limit,
-            search: DriverSearch(maxPositionAge: maxPositionAge, excludingOffersOf: orderID)
+            near: pickup, radius: radius.ofRound(round), limit: limit, search: search
         )
         self.state.dispatchRounds[orderID] = round
         var offers = self.state.offers[orderID] ?? []

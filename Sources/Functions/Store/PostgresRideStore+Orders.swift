@@ -87,12 +87,13 @@ extension PostgresRideStore {
         pickup: Coordinate,
         radius: DispatchRadius,
         limit: Int,
-        maxPositionAge: Duration,
+        search: DriverSearch,
         ttl: Duration
     ) async throws -> DispatchRoundOutcome? {
+        precondition(search.excludingOffersOf == orderID, "a round leaves out its own order's offers")
         let statement = Prepared(
             StoreStatements.DispatchRound.self, orderID, pickup.latitude, pickup.longitude, radius.first, radius.step,
-            radius.maximum, maxPositionAge.seconds, limit, ttl.seconds
+            radius.maximum, search.maxPositionAge.seconds, limit, ttl.seconds
         )
         return try await self.executor.row(statement, logger: self.logger) { row in
             let (number, drivers, last) = try row.decode((Int, [UUID], Int).self)

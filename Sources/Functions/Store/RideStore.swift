@@ -99,15 +99,14 @@ public protocol RideStore: Sendable {
     func startDispatchRound(orderID: UUID) async throws -> Int?
 
     /// Runs the next dispatch round of a `NEW` order from the local position index, all in one: starts the round,
-    /// finds the `limit` nearest dispatchable drivers within its radius (positions at most `maxPositionAge` old)
-    /// not offered the order yet, and records their offers, open for `ttl`. `nil` when the order is not `NEW` (any
-    /// more).
+    /// finds the `limit` nearest dispatchable drivers within its radius not offered the order yet, and records
+    /// their offers, open for `ttl`. `nil` when the order is not `NEW` (any more).
     func runDispatchRound(
         orderID: UUID,
         pickup: Coordinate,
         radius: DispatchRadius,
         limit: Int,
-        maxPositionAge: Duration,
+        search: DriverSearch,
         ttl: Duration
     ) async throws -> DispatchRoundOutcome?
 
@@ -183,7 +182,7 @@ public struct DispatchRadius: Sendable, Hashable {
     }
 }
 
-/// What ``RideStore/runDispatchRound(orderID:pickup:radius:limit:maxPositionAge:ttl:)`` did.
+/// What ``RideStore/runDispatchRound(orderID:pickup:radius:limit:search:ttl:)`` did.
 public struct DispatchRoundOutcome: Sendable, Hashable {
     /// The round's number, from 1.
     public var number: Int

@@ -150,7 +150,7 @@ struct DispatchRoundStatementTests {
             pickup: Self.pickup,
             radius: Self.radius,
             limit: 2,
-            maxPositionAge: .seconds(120),
+            search: DriverSearch(maxPositionAge: .seconds(120), excludingOffersOf: orderID),
             ttl: Self.ttl
         )
     }
