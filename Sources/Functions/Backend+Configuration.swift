@@ -135,12 +135,7 @@ extension Backend {
 
             /// The search radius of round `round` (from 1).
             public func radius(ofRound round: Int) -> Double {
-                self.radiusSchedule.ofRound(round)
-            }
-
-            /// The rounds' radii as the store's one-statement round takes them.
-            public var radiusSchedule: DispatchRadius {
-                DispatchRadius(first: self.radius, step: self.radiusStep, maximum: self.maxRadius)
+                min(self.radius + Double(max(round - 1, 0)) * self.radiusStep, self.maxRadius)
             }
         }
 

@@ -40,41 +40,35 @@ struct Dispatcher: Sendable {
     /// Runs the next round of `order` and sets its round timer to when the round's offers expire; `nil` when the
     /// order is no longer `NEW`.
     func runRound(of order: OrderRow, store: any RideStore, transaction: PostgresConnection?) async throws -> Round? {
+        guard let number = try await store.startDispatchRound(orderID: order.id) else { return nil }
+        let radius = self.settings.radius(ofRound: number)
         let search = DriverSearch(maxPositionAge: self.settings.maxPositionAge, excludingOffersOf: order.id)
-        let outcome: DispatchRoundOutcome
+        let drivers: [UUID]
         if self.settings.useNearbyAPI {
-            guard let number = try await store.startDispatchRound(orderID: order.id) else { return nil }
             let devices = try await self.tracking.nearbyDevices(
-                NearbyRequest(location: order.pickup.coordinate, radius: self.settings.radius(ofRound: number)),
+                NearbyRequest(location: order.pickup.coordinate, radius: radius),
                 deadline: .now + self.settings.nearbyTimeout
             )
             let available = try await store.availableDrivers(deviceIDs: devices.map(\.deviceID), search: search)
             var seen = Set<UUID>()
-            let drivers = devices.compactMap { available[$0.deviceID] }.filter { seen.insert($0).inserted }
+            drivers = devices.compactMap { available[$0.deviceID] }.filter { seen.insert($0).inserted }
                 .prefix(self.settings.offerCount).map { $0 }
-            try await store.recordOffers(orderID: order.id, driverIDs: drivers, round: number, ttl: self.settings.offerTTL)
-            let last = drivers.isEmpty ? try await store.lastOfferedRound(orderID: order.id) : number
-            outcome = DispatchRoundOutcome(number: number, drivers: drivers, lastOfferedRound: last)
         } else {
-            // The local index's round is one statement (see `StoreStatements.DispatchRound`).
-            guard
-                let round = try await store.runDispatchRound(
-                    orderID: order.id,
-                    pickup: order.pickup.coordinate,
-                    radius: self.settings.radiusSchedule,
-                    limit: self.settings.offerCount,
-                    search: search,
-                    ttl: self.settings.offerTTL
-                )
-            else { return nil }
-            outcome = round
+            drivers = try await store.nearestAvailableDrivers(
+                near: order.pickup.coordinate,
+                radius: radius,
+                limit: self.settings.offerCount,
+                search: search
+            )
         }
+        try await store.recordOffers(orderID: order.id, driverIDs: drivers, round: number, ttl: self.settings.offerTTL)
         var next = self.settings.offerTTL
-        if outcome.drivers.isEmpty {
-            next = self.settings.delay(afterEmptyRounds: outcome.number - outcome.lastOfferedRound)
+        if drivers.isEmpty {
+            let emptyRounds = number - (try await store.lastOfferedRound(orderID: order.id))
+            next = self.settings.delay(afterEmptyRounds: emptyRounds)
         }
         try await self.scheduleRound(of: order.id, due: .after(next), transaction: transaction)
-        return Round(number: outcome.number, drivers: outcome.drivers, radius: self.settings.radius(ofRound: outcome.number))
+        return Round(number: number, drivers: drivers, radius: radius)
     }
 
     /// Sets (or moves) the order's round timer.

@@ -168,31 +168,6 @@ extension InMemoryRideStore {
         return round
     }
 
-    /// All or nothing, as PostgreSQL's one statement: a scripted failure changes nothing.
-    public func runDispatchRound(
-        orderID: UUID,
-        pickup: Coordinate,
-        radius: DispatchRadius,
-        limit: Int,
-        search: DriverSearch,
-        ttl: Duration
-    ) async throws -> DispatchRoundOutcome? {
-        try self.check(.runDispatchRound)
-        guard self.state.orders[orderID]?.status == .new else { return nil }
-        let last = try await self.lastOfferedRound(orderID: orderID)
-        let round = (self.state.dispatchRounds[orderID] ?? 0) + 1
-        let drivers = try await self.nearestAvailableDrivers(
-            near: pickup, radius: radius.ofRound(round), limit: limit, search: search
-        )
-        self.state.dispatchRounds[orderID] = round
-        var offers = self.state.offers[orderID] ?? []
-        for driver in drivers where !offers.contains(where: { $0.driverID == driver }) {
-            offers.append(Offer(driverID: driver, round: round, expiresAt: self.now + ttl.secondsValue))
-        }
-        self.state.offers[orderID] = offers
-        return DispatchRoundOutcome(number: round, drivers: drivers, lastOfferedRound: last)
-    }
-
     public func openOffersExpiry(orderID: UUID) async throws -> Date? {
         (self.state.offers[orderID] ?? []).filter { self.isOpen($0) }.map(\.expiresAt).max()
     }

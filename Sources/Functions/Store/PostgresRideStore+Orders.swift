@@ -1,5 +1,4 @@
 import Foundation
-import HyperTrackAPI
 import Logging
 import PostgresNIO
 
@@ -79,25 +78,6 @@ extension PostgresRideStore {
     public func startDispatchRound(orderID: UUID) async throws -> Int? {
         try await self.executor.row(Prepared(StoreStatements.StartDispatchRound.self, orderID), logger: self.logger) {
             try $0.decode(Int.self)
-        }
-    }
-
-    public func runDispatchRound(
-        orderID: UUID,
-        pickup: Coordinate,
-        radius: DispatchRadius,
-        limit: Int,
-        search: DriverSearch,
-        ttl: Duration
-    ) async throws -> DispatchRoundOutcome? {
-        precondition(search.excludingOffersOf == orderID, "a round leaves out its own order's offers")
-        let statement = Prepared(
-            StoreStatements.DispatchRound.self, orderID, pickup.latitude, pickup.longitude, radius.first, radius.step,
-            radius.maximum, search.maxPositionAge.seconds, limit, ttl.seconds
-        )
-        return try await self.executor.row(statement, logger: self.logger) { row in
-            let (number, drivers, last) = try row.decode((Int, [UUID], Int).self)
-            return DispatchRoundOutcome(number: number, drivers: drivers, lastOfferedRound: last)
         }
     }
 

@@ -98,18 +98,6 @@ public protocol RideStore: Sendable {
     /// order is not `NEW` (any more).
     func startDispatchRound(orderID: UUID) async throws -> Int?
 
-    /// Runs the next dispatch round of a `NEW` order from the local position index, all in one: starts the round,
-    /// finds the `limit` nearest dispatchable drivers within its radius not offered the order yet, and records
-    /// their offers, open for `ttl`. `nil` when the order is not `NEW` (any more).
-    func runDispatchRound(
-        orderID: UUID,
-        pickup: Coordinate,
-        radius: DispatchRadius,
-        limit: Int,
-        search: DriverSearch,
-        ttl: Duration
-    ) async throws -> DispatchRoundOutcome?
-
     /// When the last of the order's open offers (neither declined nor expired) expires, or `nil` if none is open.
     func openOffersExpiry(orderID: UUID) async throws -> Date?
 
@@ -157,45 +145,6 @@ extension RideStore {
     /// Records first-round offers with the default lifetime.
     public func recordOffers(orderID: UUID, driverIDs: [UUID]) async throws {
         try await self.recordOffers(orderID: orderID, driverIDs: driverIDs, round: 1, ttl: DriverSearch.defaultOfferTTL)
-    }
-}
-
-/// A dispatch round's search radius, growing by `step` a round from `first` up to `maximum`.
-public struct DispatchRadius: Sendable, Hashable {
-    /// The first round's radius in metres.
-    public var first: Double
-    /// What each later round adds, in metres.
-    public var step: Double
-    /// The largest radius, in metres.
-    public var maximum: Double
-
-    /// Creates a radius schedule.
-    public init(first: Double, step: Double, maximum: Double) {
-        self.first = first
-        self.step = step
-        self.maximum = maximum
-    }
-
-    /// The radius of round `round` (from 1); the store's one-statement round computes the same in SQL.
-    public func ofRound(_ round: Int) -> Double {
-        min(self.first + Double(max(round - 1, 0)) * self.step, self.maximum)
-    }
-}
-
-/// What ``RideStore/runDispatchRound(orderID:pickup:radius:limit:search:ttl:)`` did.
-public struct DispatchRoundOutcome: Sendable, Hashable {
-    /// The round's number, from 1.
-    public var number: Int
-    /// The drivers it offered the order to, nearest first (possibly none).
-    public var drivers: [UUID]
-    /// The last round before this one that offered the order to anyone (0: none did).
-    public var lastOfferedRound: Int
-
-    /// Creates an outcome.
-    public init(number: Int, drivers: [UUID], lastOfferedRound: Int) {
-        self.number = number
-        self.drivers = drivers
-        self.lastOfferedRound = lastOfferedRound
     }
 }
 

@@ -167,48 +167,6 @@ enum StoreStatements {
             """
     }
 
-    /// A whole dispatch round from the local index in one statement: order `$1`, still `NEW`, starts its next round
-    /// (its number `r`); the dispatchable drivers within `least($4 + (r - 1) * $5, $6)` metres of its pickup
-    /// (`$2`, `$3`) whose positions are at most `$7` seconds old and who were not offered it yet, the `$8` nearest,
-    /// are offered it for `$9` seconds, ranked by distance. One row comes back, none when the order is not `NEW`:
-    /// the round's number, the drivers offered it (nearest first) and the last round before it that offered it to
-    /// anyone (0: none).
-    ///
-    /// The three statements it replaces (``StartDispatchRound``, ``DriverSearchSQL/nearest(latitude:longitude:radius:limit:search:)``,
-    /// ``RecordOffers``, and a fourth after a round that found nobody) were each a round trip of the dispatch
-    /// lane's connection; in the city each waits for a core on both ends, and `dispatchOrder` ran 21 ms on average
-    /// under load against 4 ms idle (BENCHMARKS.md, 42nd session), on the path of every rider's first offer. The
-    /// search is the same function with the same one-time filter; the offers' insert fires the same event trigger,
-    /// which runs at the end of the statement and so reads the order with its new round.
-    enum DispatchRound: PreparedText {
-        static let name = "functions_store_dispatch_round_v1"
-        static let sql = """
-            WITH r AS (
-                UPDATE orders SET dispatch_round = dispatch_round + 1
-                WHERE id = $1 AND status = 'NEW' RETURNING dispatch_round
-            ),
-            d AS (
-                SELECT n.driver_id, row_number() OVER (ORDER BY n.distance, n.driver_id) AS rank
-                FROM r, nearest_dispatchable_drivers($2::float8, $3::float8,
-                                                     least($4::float8 + greatest(r.dispatch_round - 1, 0) * $5::float8,
-                                                           $6::float8),
-                                                     $7::float8, $1::uuid, $8::int) n
-                WHERE EXISTS (
-                    SELECT 1 FROM driver_positions p WHERE p.recorded_at >= now() - make_interval(secs => $7::float8))
-            ),
-            offered AS (
-                INSERT INTO order_offers (order_id, driver_id, rank, round, expires_at)
-                SELECT $1, d.driver_id, d.rank::int, r.dispatch_round, now() + make_interval(secs => $9::float8)
-                FROM r, d
-                ON CONFLICT (order_id, driver_id) DO NOTHING
-            )
-            SELECT r.dispatch_round,
-                   coalesce((SELECT array_agg(d.driver_id ORDER BY d.rank) FROM d), '{}'::uuid[]),
-                   (SELECT coalesce(max(f.round), 0)::int FROM order_offers f WHERE f.order_id = $1)
-            FROM r
-            """
-    }
-
     /// Order `$1`, still `NEW`, starts its next dispatch round; its number comes back.
     enum StartDispatchRound: PreparedText {
         static let name = "functions_store_start_dispatch_round_v1"
