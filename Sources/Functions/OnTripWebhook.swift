@@ -15,24 +15,41 @@ import TriggerRuntime
 /// - `device_status`: records whether the device is tracking (`active`) or not (`inactive`, `disconnected`);
 ///   dispatch offers orders only to tracking drivers. ``ApplyWebhookDelivery`` applies these too and the trigger
 ///   skips them; as for locations, this handles one stored before that (or fired by hand).
+/// - Any other event (a trip's `created`, a geofence, a battery) is written already ignored by the inbox and the
+///   trigger skips it (see ``trigger``); fired by hand, it is recorded as ignored here.
 /// - An arrival or completion for a trip the backend does not know yet (HyperTrack can report an arrival before the
 ///   transaction that recorded the trip commits) waits: a ``ReplayWebhookEvent`` timer handles the event again,
 ///   after 1, 2, 4 … up to 60 s, for ``waitingWindow``; only then is it ignored (and the reconciler still asks
 ///   HyperTrack about every overdue leg).
-/// - Anything else is recorded (the inbox row stays) and ignored.
 ///
 /// The outcome is written on the inbox row.
 public struct OnTripWebhook: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "onTripWebhook"
-    /// Fires on inbox inserts but location and device status events, which ``ApplyWebhookDelivery`` applies a
-    /// delivery at a time as it stores them (a delivery per position was the worker's ceiling under a city's load);
-    /// a device's status events are one document (handled one at a time, in order), a trip's events another (see
-    /// ``M0014WebhookOrdering``: keyed by row, two lanes deadlocked on `driver_positions`). A filter on the values
-    /// of `type`, so the capture trigger's `WHEN` skips those rows before any call (see `ValueFilter`).
+    /// Fires on inbox inserts whose `value` is one this function acts on (``actingOn``): a trip's arrival or
+    /// completion. A trip's events are one document (handled one at a time, in order; see ``M0014WebhookOrdering``:
+    /// keyed by row, two lanes deadlocked on `driver_positions`). A filter on the values of `value`, so the capture
+    /// trigger's `WHEN` skips the other rows before any call (see `ValueFilter`).
+    ///
+    /// **Why not every event but locations and statuses**, as before: each trip has a `created` event too (a third
+    /// of a ride's trip events), and HyperTrack sends others (`geofence_enter`, battery, …) that this function only
+    /// records as ignored. Each was a delivery (captured, claimed, run in a savepoint, its outcome written, logged
+    /// done) on a worker whose normal-priority functions fell seconds behind in the 10,000-driver city (BENCHMARKS.md,
+    /// 35th and 44th sessions). The inbox now writes those rows already handled, with the outcome this function
+    /// would have written (``unhandledOutcome(type:value:)``), as it does for locations and device statuses; a test
+    /// checks that every row is either handled at insert or captured for this function, never both nor neither.
     public static var trigger: Trigger {
-        Trigger.create("webhook_events", keyColumn: "ordering_key")
-            .matching("type", notIn: ["location", "device_status"])
+        Trigger.create("webhook_events", keyColumn: "ordering_key").matching("value", in: Self.actingOn)
+    }
+    /// The event values whose rows fire this function: `trip`/`destination_arrival` and `trip`/`completed`. A row of
+    /// another type with one of these values (none the intake stores has one) would fire it too and be recorded as
+    /// ignored by it.
+    public static let actingOn = ["destination_arrival", "completed"]
+
+    /// The outcome of an event this function does not handle: the inbox writes it on the rows that do not fire the
+    /// function (``WebhookStatements/Inbox``), the function on the ones that do.
+    public static func unhandledOutcome(type: String, value: String?) -> String {
+        "ignored: \(type)\(value.map { "/\($0)" } ?? "") is not handled"
     }
     /// Reads a trip when a `completed` event carries no summary: survives an hour of HyperTrack outage.
     public static var options: FunctionOptions { .hyperTrackCalls }
@@ -84,7 +101,7 @@ public struct OnTripWebhook: TriggerFunction {
         case ("device_status", _):
             outcome = try await self.deviceStatus(event, store: store, at: event.recordedAt ?? context.commitTime)
         default:
-            outcome = "ignored: \(event.type)\(event.value.map { "/\($0)" } ?? "") is not handled"
+            outcome = Self.unhandledOutcome(type: event.type, value: event.value)
         }
         if outcome == Self.unknownTrip {
             outcome = try await self.wait(event, attempt: attempt, context: context)

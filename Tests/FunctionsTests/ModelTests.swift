@@ -118,11 +118,12 @@ struct ModelTests {
         #expect(
             registry.function(named: "onTripWebhook")?.trigger
                 == Trigger.create("webhook_events", keyColumn: "ordering_key")
-                .matching("type", notIn: ["location", "device_status"])
+                .matching("value", in: ["destination_arrival", "completed"])
         )
-        // What the capture function evaluates (the capture trigger's WHEN skips these rows before it).
+        // What the capture function evaluates (the capture trigger's WHEN skips the other rows before it).
         #expect(
-            registry.function(named: "onTripWebhook")?.trigger?.filter == #"$.type != "location" && $.type != "device_status""#
+            registry.function(named: "onTripWebhook")?.trigger?.filter
+                == #"$.value == "destination_arrival" || $.value == "completed""#
         )
         #expect(registry.function(named: "dispatchOrder")?.trigger == .create("orders"))
         #expect(registry.function(named: "deleteOrder")?.trigger == .delete("orders"))

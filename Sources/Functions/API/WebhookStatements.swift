@@ -300,8 +300,17 @@ enum WebhookStatements {
     /// JSON (`$3`): v7 parsed all ~434 of a city's delivery from JSON, 3 ms a call unloaded, to keep the few a drive
     /// reads. v9 takes each event as sent as its own text (`$17`, ``JSONArrayElements``) and parses only the kept
     /// rows' payloads; the delivery whole (`$1`, the init plan above) is sent only when it could not be cut.
+    ///
+    /// v10 writes every row that does not fire `onTripWebhook` (its value is none of ``OnTripWebhook/actingOn``: a
+    /// trip's `created`, a geofence, a battery) already handled, with the outcome the function would have written
+    /// (``OnTripWebhook/unhandledOutcome(type:value:)``); v9 left them to a delivery each, a third of a ride's trip
+    /// events. Processed, they are pruned like the rest (`PruneWebhookEvents` deletes processed rows only).
     struct Inbox: PostgresPreparedStatement {
-        static let name = "functions_webhook_inbox_v9"
+        static let name = "functions_webhook_inbox_v10"
+        /// ``OnTripWebhook/actingOn`` as an SQL list of literals: a row whose value is none of them (or null) does
+        /// not fire the function, so it is written handled.
+        static let actingOn = OnTripWebhook.actingOn.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
+            .joined(separator: ", ")
         static let sql = """
             WITH kept AS MATERIALIZED (
                 SELECT \(M0031WebhookReceipts.deviceFunctionAt)($9::text[], coalesce($10, now())) AS device_id
@@ -341,8 +350,11 @@ enum WebhookStatements {
                                     THEN 'ignored: device_status ' || e.value || ' is not a tracking state'
                                 WHEN e.event_index = ANY ($4::int[]) THEN 'applied: device ' || e.value
                                 ELSE $8 END
+                       WHEN NOT coalesce(e.value IN (\(Self.actingOn)), false) THEN
+                           'ignored: ' || e.type || coalesce('/' || e.value, '') || ' is not handled'
                    END,
-                   CASE WHEN e.type IN ('location', 'device_status') THEN now() END,
+                   CASE WHEN e.type IN ('location', 'device_status')
+                          OR NOT coalesce(e.value IN (\(Self.actingOn)), false) THEN now() END,
                    coalesce($10, now())
             FROM events e
             WHERE e.type IS DISTINCT FROM 'location' OR e.device_id IS NULL

@@ -144,7 +144,7 @@ struct LocationIngestTests {
             var definitions: [String] = []
             for try await text in definition.decode(String.self) { definitions.append(text) }
             #expect(definitions.count == 1)
-            #expect(definitions.allSatisfy { $0.contains("WHEN") && $0.contains("'location'") }, "\(definitions)")
+            #expect(definitions.allSatisfy { $0.contains("WHEN") && $0.contains("'destination_arrival'") }, "\(definitions)")
         }
     }
 
@@ -266,6 +266,66 @@ struct LocationIngestTests {
                     """
                 ) == 0
             )
+        }
+    }
+
+    @Test(
+        "events onTripWebhook does not act on are written handled, with its outcome; the others fire it: every row one or the other",
+        arguments: Backend.Configuration.Webhook.Apply.allCases
+    )
+    func unhandledEventsWrittenHandled(apply: Backend.Configuration.Webhook.Apply) async throws {
+        @Sendable func event(_ type: String, _ value: String, trip: String? = nil) -> JSONValue {
+            var data: [String: JSONValue] = ["value": .string(value)]
+            if let trip { data["trip_id"] = .string(trip) }
+            return [
+                "created_at": .string(RideHarness.nowText()), "device_id": "UNH-0", "type": .string(type),
+                "data": .object(data), "version": "2.0.0",
+            ]
+        }
+        try await Self.with(apply) { h in
+            let events: [JSONValue] = [
+                event("trip", "created", trip: "T-UNH"), event("trip", "geofence_enter", trip: "T-UNH"),
+                event("trip", "destination_arrival", trip: "T-UNH"), event("battery", "low"),
+                event("trip", "completed", trip: "T-UNH"), event("device_status", "active"),
+                RideHarness.locationEvent(device: "UNH-0", lat: 52.5, lng: 13.4, at: RideHarness.nowText()),
+            ]
+            #expect(try await h.webhook(events).status == 202)
+            try await h.webhooksApplied()
+            // What the inbox wrote handled, read before the worker ran onTripWebhook on anything: a row it handles
+            // is unprocessed until then or carries its (waiting) outcome, never the inbox's.
+            let rows = try await h.client.query(
+                "SELECT event_index, type, outcome FROM webhook_events WHERE processed_at IS NOT NULL",
+                logger: BackendHarness.logger
+            )
+            var handled: [Int: String] = [:]
+            for try await (index, type, outcome) in rows.decode((Int, String, String?).self)
+            where type != "location" && type != "device_status" {
+                handled[index] = outcome ?? "-"
+            }
+            let ignored = { (type: String, value: String) in OnTripWebhook.unhandledOutcome(type: type, value: value) }
+            #expect(
+                handled.filter { !$0.value.hasPrefix("waiting") } == [
+                    0: ignored("trip", "created"), 1: ignored("trip", "geofence_enter"), 3: ignored("battery", "low"),
+                ]
+            )
+            // The arrival and the completion fire onTripWebhook (its trip is unknown: they wait for its leg); the
+            // rest do not.
+            let captured: PostgresQuery = """
+                SELECT ((SELECT count(*) FROM trigger_runtime.deliveries WHERE function_name = 'onTripWebhook')
+                      + (SELECT count(*) FROM trigger_runtime.done WHERE function_name = 'onTripWebhook'))::int
+                """
+            #expect(try await DispatchTests.int(h, captured) == 2)
+            try await h.eventually("the arrival and the completion handled") {
+                try await DispatchTests.int(h, "SELECT count(*)::int FROM webhook_events WHERE processed_at IS NULL") == 0
+            }
+            let waiting = try await h.client.query(
+                "SELECT event_index, outcome FROM webhook_events WHERE event_index IN (2, 4) ORDER BY event_index",
+                logger: BackendHarness.logger
+            )
+            var outcomes: [String] = []
+            for try await (index, outcome) in waiting.decode((Int, String?).self) { outcomes.append("\(index) \(outcome ?? "-")") }
+            #expect(outcomes.count == 2 && outcomes.allSatisfy { $0.contains("waiting: unknown trip") }, "\(outcomes)")
+            #expect(try await DispatchTests.int(h, captured) == 2)
         }
     }
 
