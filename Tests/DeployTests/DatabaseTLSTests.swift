@@ -10,7 +10,7 @@ import Testing
 /// `sslmode` and `sslrootcert` in `DATABASE_URL` (and `DATABASE_SSL_MODE` / `DATABASE_SSL_ROOT_CERT`) against a
 /// PostgreSQL that accepts TCP only over TLS: each connection goes through the settings, ``Configuration`` and
 /// its `withClient`, the path every subcommand takes, and `pg_stat_ssl` shows whether the session is encrypted.
-@Suite("Deploy: TLS to the database (sslmode, sslrootcert)", .timeLimit(.minutes(5)))
+@Suite("Deploy: TLS to the database (sslmode, sslrootcert)", .timeLimit(.minutes(10)))
 struct DatabaseTLSTests {
     /// What a client made from the settings got: a session (encrypted or not), or the pool's reason for failing.
     enum Outcome: Sendable, Equatable {

@@ -9,7 +9,7 @@ import Testing
 /// process (the real binary) beside one PostgreSQL and the HyperTrack emulator, whose simulated phones drive each
 /// trip and whose signed webhooks reach the API. A steady stream of rides goes from booking to completion while
 /// each worker is restarted in turn (SIGTERM, exit 0, start again).
-@Suite("Deploy: rolling restart of workers under the whole ride flow", .timeLimit(.minutes(5)))
+@Suite("Deploy: rolling restart of workers under the whole ride flow", .timeLimit(.minutes(10)))
 struct RideFlowRestartTests {
     static let rides = 18
     /// Rides in flight at once: the stream keeps this many going until all have started.

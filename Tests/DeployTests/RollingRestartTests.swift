@@ -7,7 +7,7 @@ import Testing
 /// Two `serve --worker-only` processes and one `serve --api-only` process (the real binary) beside one PostgreSQL
 /// and the HyperTrack emulator, under a steady stream of registrations and bookings; each worker is restarted with
 /// SIGTERM in turn while the load continues.
-@Suite("Deploy: rolling restart of workers under load", .timeLimit(.minutes(5)))
+@Suite("Deploy: rolling restart of workers under load", .timeLimit(.minutes(10)))
 struct RollingRestartTests {
     static let rides = 60
 

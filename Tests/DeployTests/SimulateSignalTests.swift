@@ -4,7 +4,7 @@ import Testing
 /// `ridesharing simulate --own-stack` starts PostgreSQL, the emulator, the API and workers as its children: Ctrl-C
 /// (SIGINT) or SIGTERM must take them down with it. Until the 11th session it ended `simulate` alone and left the
 /// whole stack running (found stopping a 10,000-driver chaos run by hand).
-@Suite("simulate --own-stack: a signal tears the stack down", .timeLimit(.minutes(4)))
+@Suite("simulate --own-stack: a signal tears the stack down", .timeLimit(.minutes(10)))
 struct SimulateSignalTests {
     /// The pids of `pid`'s children (every thread's `children` list in /proc).
     static func children(of pid: Int32) -> [Int32] {

@@ -5,7 +5,7 @@ import Testing
 
 /// The README's five-minute walkthrough, run as written (the block between its `walkthrough` markers) by bash
 /// against a fresh `ridesharing local` on a manual clock: a newcomer's first steps cannot rot.
-@Suite("Deploy: the README walkthrough runs", .timeLimit(.minutes(5)))
+@Suite("Deploy: the README walkthrough runs", .timeLimit(.minutes(10)))
 struct WalkthroughTests {
     /// The bash block of the README between `<!-- walkthrough -->` and `<!-- /walkthrough -->`.
     static func script() throws -> String {

@@ -4,7 +4,7 @@ import Testing
 
 /// `POST /_emulator/trips/{id}/maneuvers` over HTTP: where a manoeuvre lands, the 1-second reports around it, and
 /// the answers to bad requests.
-@Suite("Manoeuvres through the control API", .timeLimit(.minutes(5)))
+@Suite("Manoeuvres through the control API", .timeLimit(.minutes(10)))
 struct ManeuverEndpointTests {
     /// Location events of `webhooks` as (seconds after `start`, speed, bearing).
     static func locations(_ webhooks: [ReceivedWebhook], from start: Date) -> [(Double, Double, Double)] {

@@ -8,7 +8,7 @@ import PostgresNIO
 import Testing
 
 /// Share links: who may make one, the page's headers and assets, and the 404 page of a revoked or expired link.
-@Suite("Functions: share links", .timeLimit(.minutes(5)))
+@Suite("Functions: share links", .timeLimit(.minutes(10)))
 struct ShareLinkTests {
     @Test(
         "only the rider shares; the page is self-contained under a strict CSP; revoked and expired links are a 404 page"

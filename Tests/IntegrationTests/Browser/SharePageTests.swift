@@ -10,7 +10,7 @@ import PostgresNIO
 import Testing
 
 /// The public share page in a real browser (headless Chromium), during a ride on the emulator's manual clock.
-@Suite("Browser: the share page of a ride", .timeLimit(.minutes(5)))
+@Suite("Browser: the share page of a ride", .timeLimit(.minutes(10)))
 struct SharePageTests {
     /// Screenshots are kept in `test-artifacts/` at the package's root (git-ignored).
     static let artifacts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -6,7 +6,7 @@ import NIOHTTP1
 import PostgresNIO
 import Testing
 
-@Suite("Functions: the apps' HTTP API", .timeLimit(.minutes(5)))
+@Suite("Functions: the apps' HTTP API", .timeLimit(.minutes(10)))
 struct APITests {
     static let book: JSONValue = [
         "pickup": ["lat": 52.52, "lng": 13.405, "address": "Alexanderplatz"],

@@ -7,7 +7,7 @@ import Testing
 
 /// A first sign-in's adoption of an account made before sign-in by code (``AccountStore/adoption(phone:role:)``), as
 /// PostgreSQL runs it among many accounts.
-@Suite("Functions: a first sign-in's lookup of older accounts", .timeLimit(.minutes(5)))
+@Suite("Functions: a first sign-in's lookup of older accounts", .timeLimit(.minutes(10)))
 struct AccountPlanTests {
     static let logger = BackendHarness.logger
 

@@ -10,7 +10,7 @@ import TriggerRuntime
 
 /// Issue 17: sign-in by phone code, sessions, and what they refuse. Time moves by moving rows (every expiry is
 /// compared with the database's `now()`), never by waiting.
-@Suite("Functions: accounts (codes, sessions, sign-out, devices)", .timeLimit(.minutes(5)))
+@Suite("Functions: accounts (codes, sessions, sign-out, devices)", .timeLimit(.minutes(10)))
 struct AccountTests {
     static func execute(_ h: BackendHarness, _ sql: String) async throws {
         _ = try await h.client.query(PostgresQuery(unsafeSQL: sql), logger: BackendHarness.logger).collect()

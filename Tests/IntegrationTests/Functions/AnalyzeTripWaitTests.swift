@@ -10,7 +10,7 @@ import TriggerRuntime
 
 /// `analyzeTrip` builds a trip from the inbox's locations; a delivery received during the drive and not applied yet
 /// (``ApplyWebhookDelivery``) holds some of them, so the analysis waits for it.
-@Suite("Functions: analyzeTrip waits for the deliveries received during its drive", .timeLimit(.minutes(5)))
+@Suite("Functions: analyzeTrip waits for the deliveries received during its drive", .timeLimit(.minutes(10)))
 struct AnalyzeTripWaitTests {
     /// Runs `analyzeTrip` on the leg's completion in a transaction, as a worker would at `attempt`; rolls it back
     /// unless `commit`.

@@ -13,7 +13,7 @@ import Testing
 /// rider, two drivers with complete profiles, and three riders whose token no longer works (access token expired,
 /// session signed out, session revoked by refresh-token reuse). Rows run in route order with `POST /v1/auth/signout` last, and within a
 /// row the owner R runs last, so R's cancel of O and sign-out come after everyone else's cells.
-@Suite("Functions: the authorization matrix", .timeLimit(.minutes(5)))
+@Suite("Functions: the authorization matrix", .timeLimit(.minutes(10)))
 struct AuthorizationMatrixTests {
     enum Role: String, CaseIterable, Sendable {
         case anonymous, expired, revoked, refreshReuse, `operator`, otherRider, otherDriver, driver, rider

@@ -11,7 +11,7 @@ import Testing
 
 /// Code delivery that cannot deliver: no provider configured (503, nothing recorded) and a provider that does not
 /// answer (502: the code was recorded and counts against the phone's hourly limit).
-@Suite("Functions: sign-in codes without a working delivery", .timeLimit(.minutes(5)))
+@Suite("Functions: sign-in codes without a working delivery", .timeLimit(.minutes(10)))
 struct CodeDeliveryFailureTests {
     @Test("no delivery is 503 and records nothing; an unreachable SMS webhook is 502")
     func failures() async throws {

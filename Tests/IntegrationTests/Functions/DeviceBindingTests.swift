@@ -9,7 +9,7 @@ import Testing
 
 /// Issue 17's device hijack, against the HyperTrack emulator: a driver's `device_id` is bound to their account, and
 /// another account naming it is refused before anything is written, so `registerDriverDevice` never renames it.
-@Suite("Functions: a driver's device is bound to their account", .timeLimit(.minutes(5)))
+@Suite("Functions: a driver's device is bound to their account", .timeLimit(.minutes(10)))
 struct DeviceBindingTests {
     static func registrations(_ client: PostgresClient) async throws -> Int {
         let rows = try await client.query(

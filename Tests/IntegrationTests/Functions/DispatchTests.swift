@@ -12,7 +12,7 @@ import TriggerRuntime
 /// Dispatch in time on a real database and worker: rounds, the window, declines, expiry, stale and future-dated
 /// positions, device status and drivers coming online. The clock is moved, never waited for: ``fastForward(_:by:)``
 /// shifts every instant dispatch compares with `now()` into the past by the same amount.
-@Suite("Functions: dispatch in time (real PostgreSQL, the worker, the runtime's timers)", .timeLimit(.minutes(5)))
+@Suite("Functions: dispatch in time (real PostgreSQL, the worker, the runtime's timers)", .timeLimit(.minutes(10)))
 struct DispatchTests {
     static let book = RideTests.book
 

@@ -6,7 +6,7 @@ import Testing
 @testable import Functions
 
 /// ``M0032DocumentStatistics``: the document columns are left out of `ANALYZE`, and the list of them is whole.
-@Suite("Functions: no planner statistics for document columns", .timeLimit(.minutes(5)))
+@Suite("Functions: no planner statistics for document columns", .timeLimit(.minutes(10)))
 struct DocumentStatisticsTests {
     static let logger = BackendHarness.logger
 

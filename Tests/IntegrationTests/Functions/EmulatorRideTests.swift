@@ -14,7 +14,7 @@ import TriggerRuntime
 
 /// A whole ride against the HyperTrack emulator: the real client calls it over HTTP, its simulated device drives
 /// to each destination on a stepped clock, and its signed webhooks come back to our endpoint.
-@Suite("Functions: a whole ride against the HyperTrack emulator", .timeLimit(.minutes(5)))
+@Suite("Functions: a whole ride against the HyperTrack emulator", .timeLimit(.minutes(10)))
 struct EmulatorRideTests {
     static let secret = "whsec-emulator"
 

@@ -9,7 +9,7 @@ import TriggerRuntime
 
 /// Migration 0036 and the hub's pacing: the writers of order events skip their `NOTIFY` while a hub reads the log on
 /// a schedule (``M0036EventHubWakefulness``, ``EventHubPacing``).
-@Suite("Functions: the order event hub's wakefulness", .timeLimit(.minutes(5)))
+@Suite("Functions: the order event hub's wakefulness", .timeLimit(.minutes(10)))
 struct EventHubWakefulnessTests {
     static let logger = BackendHarness.logger
 

@@ -8,7 +8,7 @@ import TriggerRuntime
 
 /// Migration 0026: the event log's positions in `order_event_positions`, the events waiting for one in
 /// `order_event_queue`.
-@Suite("Functions: the order event log's positions and queue", .timeLimit(.minutes(5)))
+@Suite("Functions: the order event log's positions and queue", .timeLimit(.minutes(10)))
 struct EventPositionsTests {
     static let logger = BackendHarness.logger
 

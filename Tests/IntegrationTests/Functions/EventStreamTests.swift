@@ -10,7 +10,7 @@ import TriggerRuntime
 
 /// The apps' server-sent-event streams over real HTTP on loopback, fed by the order event log on a real
 /// PostgreSQL through the process's one LISTEN.
-@Suite("Functions: order event streams (SSE)", .timeLimit(.minutes(5)))
+@Suite("Functions: order event streams (SSE)", .timeLimit(.minutes(10)))
 struct EventStreamTests {
     static let rideStatuses: [JSONValue] = [
         "NEW", "ACCEPTED", "PICKING_UP", "REACHED_PICKUP", "STARTED_RIDE", "DROPPING_OFF", "REACHED_DROPOFF",

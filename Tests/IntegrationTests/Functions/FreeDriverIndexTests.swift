@@ -8,7 +8,7 @@ import Testing
 import TriggerRuntime
 
 /// Migration 0021: `driver_positions.online` and `.busy`, the copies the free drivers' search index is built on.
-@Suite("Functions: the free drivers' search index", .timeLimit(.minutes(5)))
+@Suite("Functions: the free drivers' search index", .timeLimit(.minutes(10)))
 struct FreeDriverIndexTests {
     static let logger = BackendHarness.logger
 

@@ -8,7 +8,7 @@ import Testing
 
 /// Issue 18's hostile inputs, each through the real router: none is a 500, each is a problem naming what is wrong,
 /// and none changes anything.
-@Suite("Functions: the API's input rules", .timeLimit(.minutes(5)))
+@Suite("Functions: the API's input rules", .timeLimit(.minutes(10)))
 struct InputRulesTests {
     static func count(_ table: String, _ h: BackendHarness) async throws -> Int {
         let rows = try await h.client.query(

@@ -9,7 +9,7 @@ import Testing
 
 /// The location path: positions are applied by the webhook intake, in the delivery's transaction (no delivery of a
 /// function per position).
-@Suite("Functions: location events applied at intake", .timeLimit(.minutes(5)))
+@Suite("Functions: location events applied at intake", .timeLimit(.minutes(10)))
 struct LocationIngestTests {
     static func latitude(device: Int, delivery: Int) -> Double {
         52.5 + Double(device) / 100 + Double(delivery) / 10_000

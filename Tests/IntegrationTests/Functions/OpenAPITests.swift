@@ -6,7 +6,7 @@ import NIOHTTP1
 import Testing
 
 /// The OpenAPI document is the API's contract: it names every route the router has, and nothing else.
-@Suite("Functions: the OpenAPI document", .timeLimit(.minutes(5)))
+@Suite("Functions: the OpenAPI document", .timeLimit(.minutes(10)))
 struct OpenAPITests {
     /// The router's routes that the document describes: all of `/v1`, and the public share page's.
     static func documentedRoutes(_ h: BackendHarness) -> Set<String> {

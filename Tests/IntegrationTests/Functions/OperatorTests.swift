@@ -7,7 +7,7 @@ import PostgresNIO
 import Testing
 
 /// Operators' keys: created once, listed, revoked at once; the operational routes answer only to a working key.
-@Suite("Functions: operators' keys and the operational routes", .timeLimit(.minutes(5)))
+@Suite("Functions: operators' keys and the operational routes", .timeLimit(.minutes(10)))
 struct OperatorTests {
     @Test("a key works on /v1/ops until it is revoked; a name with a working key cannot be created twice")
     func keys() async throws {

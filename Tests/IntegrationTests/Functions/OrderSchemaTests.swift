@@ -7,7 +7,7 @@ import PostgresNIO
 import Testing
 import TriggerRuntime
 
-@Suite("Functions: the domain schema and PostgresRideStore", .timeLimit(.minutes(5)))
+@Suite("Functions: the domain schema and PostgresRideStore", .timeLimit(.minutes(10)))
 struct OrderSchemaTests {
     static let logger = BackendHarness.logger
 

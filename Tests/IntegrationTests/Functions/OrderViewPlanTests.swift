@@ -7,7 +7,7 @@ import Testing
 
 /// ``M0033OrderViewPlans``: `order_view_documents` reads what the statement it replaced read, for every kind of
 /// caller, and keeps its generic plan.
-@Suite("Functions: the order view's read keeps its generic plan", .timeLimit(.minutes(5)))
+@Suite("Functions: the order view's read keeps its generic plan", .timeLimit(.minutes(10)))
 struct OrderViewPlanTests {
     static let logger = BackendHarness.logger
 

@@ -7,7 +7,7 @@ import Testing
 import TriggerRuntime
 
 /// Migration 0023: the position indexes' expression means the same under any `search_path`.
-@Suite("Functions: the position indexes under an empty search_path", .timeLimit(.minutes(5)))
+@Suite("Functions: the position indexes under an empty search_path", .timeLimit(.minutes(10)))
 struct PositionEarthTests {
     static let logger = BackendHarness.logger
 

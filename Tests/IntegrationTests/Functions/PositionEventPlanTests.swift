@@ -6,7 +6,7 @@ import Testing
 
 /// Migration 0025: the position events' statement runs only for writes that moved a driver, and the event functions
 /// plan once per connection.
-@Suite("Functions: the position events' statement and plans (migration 0025)", .timeLimit(.minutes(5)))
+@Suite("Functions: the position events' statement and plans (migration 0025)", .timeLimit(.minutes(10)))
 struct PositionEventPlanTests {
     static let logger = BackendHarness.logger
 

@@ -11,7 +11,7 @@ import TriggerRuntime
 /// Webhooks are a hint, HyperTrack's state is the truth: with the emulator dropping every webhook, the reconciler
 /// alone carries a ride through its arrivals and its summary. The clock is moved, not waited for: the legs' times go
 /// back an hour and the reconciler's schedule falls due now.
-@Suite("Functions: reconciliation when HyperTrack's webhooks never come", .timeLimit(.minutes(5)))
+@Suite("Functions: reconciliation when HyperTrack's webhooks never come", .timeLimit(.minutes(10)))
 struct ReconcilerTests {
     /// Makes every leg overdue and the reconciler's next tick due now, and wakes the workers.
     static func reconcileNow(_ h: RideHarness) async throws {

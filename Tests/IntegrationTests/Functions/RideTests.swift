@@ -7,7 +7,7 @@ import NIOHTTP1
 import PostgresNIO
 import Testing
 
-@Suite("Functions: whole rides through the API, the runtime, the tracking API and webhooks", .timeLimit(.minutes(5)))
+@Suite("Functions: whole rides through the API, the runtime, the tracking API and webhooks", .timeLimit(.minutes(10)))
 struct RideTests {
     static let book: JSONValue = [
         "pickup": ["lat": 52.52, "lng": 13.405, "address": "Alexanderplatz"],

@@ -7,7 +7,7 @@ import PostgresNIO
 import Testing
 
 /// Issue 18: a 2.57 MB order. Order views carry a simplified route of bounded size; the full one is its own route.
-@Suite("Functions: order responses stay small", .timeLimit(.minutes(5)))
+@Suite("Functions: order responses stay small", .timeLimit(.minutes(10)))
 struct RouteSizeTests {
     /// A 20,000-point planned route: 10 km east along a wiggle of a few centimetres, then a right angle north.
     static let route: [[Double]] = (0..<20_000).map { (index: Int) -> [Double] in

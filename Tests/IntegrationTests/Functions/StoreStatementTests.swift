@@ -6,7 +6,7 @@ import PostgresNIO
 import Testing
 
 /// The stores' hot statements are prepared once per connection (`StoreStatements`, 25th session).
-@Suite("Functions: the stores' prepared statements", .timeLimit(.minutes(5)))
+@Suite("Functions: the stores' prepared statements", .timeLimit(.minutes(10)))
 struct StoreStatementTests {
     static let logger = BackendHarness.logger
 

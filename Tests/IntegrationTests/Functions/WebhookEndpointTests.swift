@@ -9,7 +9,7 @@ import PostgresNIO
 import Testing
 import TriggerRuntime
 
-@Suite("Functions: the HyperTrack webhook endpoint", .timeLimit(.minutes(5)))
+@Suite("Functions: the HyperTrack webhook endpoint", .timeLimit(.minutes(10)))
 struct WebhookEndpointTests {
     static func inboxCount(_ client: PostgresClient) async throws -> Int {
         let rows = try await client.query("SELECT count(*) FROM webhook_events", logger: BackendHarness.logger)

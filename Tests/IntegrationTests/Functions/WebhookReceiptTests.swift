@@ -10,7 +10,7 @@ import TriggerRuntime
 /// `WEBHOOKS_APPLY=worker`: the API stores each authenticated body as received (``M0034WebhookBodiesAsReceived``);
 /// `applyWebhookDelivery` decodes it, applies the usable events and records the rest as rejected, as the request
 /// does by default. A previous release's receipt (the events its API decoded) is still applied.
-@Suite("Functions: webhook deliveries stored as received and applied by the worker", .timeLimit(.minutes(5)))
+@Suite("Functions: webhook deliveries stored as received and applied by the worker", .timeLimit(.minutes(10)))
 struct WebhookReceiptTests {
     static let configuration = Backend.Configuration(webhook: .init(secret: "whsec-test", apply: .worker))
 

@@ -6,7 +6,7 @@ import Testing
 @testable import Functions
 
 /// The intake's position upsert (``WebhookStatements/Positions``) as PostgreSQL runs it on a city's worth of drivers.
-@Suite("Functions: the intake's position statement's plan", .timeLimit(.minutes(5)))
+@Suite("Functions: the intake's position statement's plan", .timeLimit(.minutes(10)))
 struct WebhookStatementPlanTests {
     static let logger = BackendHarness.logger
 

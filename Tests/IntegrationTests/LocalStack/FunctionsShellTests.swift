@@ -15,7 +15,7 @@ import Testing
 import TriggerRuntime
 
 /// The functions shell: every example payload, bad input, and a real call against a running local stack.
-@Suite("LocalStack: the functions shell", .timeLimit(.minutes(5)))
+@Suite("LocalStack: the functions shell", .timeLimit(.minutes(10)))
 struct FunctionsShellTests {
     static let examples = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -15,7 +15,7 @@ import Testing
 import TriggerRuntime
 
 /// The local stack in-process: the demo ride through real HTTP, fault injection, state surviving a restart.
-@Suite("LocalStack: the one-command stack and the demo", .timeLimit(.minutes(5)))
+@Suite("LocalStack: the one-command stack and the demo", .timeLimit(.minutes(10)))
 struct LocalStackTests {
     static let logger: Logger = {
         var logger = Logger(label: "local-stack-tests")

@@ -7,7 +7,7 @@ import Testing
 
 /// `ridesharing simulate` in small: a real local stack (PostgreSQL, API, worker, emulator on a manual clock) and a
 /// city of 12 drivers and 10 rides run to the end with every invariant 0.
-@Suite("Simulation: a small city runs to completion with its invariants 0", .timeLimit(.minutes(4)))
+@Suite("Simulation: a small city runs to completion with its invariants 0", .timeLimit(.minutes(10)))
 struct SimulationTests {
     @Test("12 drivers, 10 rides: every ride ends, nothing lost, one trip per leg, none left active; riders follow")
     func smallCity() async throws {

@@ -4,7 +4,7 @@ import PostgresNIO
 import Testing
 import TriggerRuntime
 
-@Suite("Writers skip NOTIFY while a worker is awake", .timeLimit(.minutes(5)))
+@Suite("Writers skip NOTIFY while a worker is awake", .timeLimit(.minutes(10)))
 struct AwakeTests {
     /// Listens on `channel` (the runtime's by default) during `body`, recording each notification's payload
     /// (`"listening"` first).

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 import TriggerRuntime
 
-@Suite("TriggerRuntime capture and dispatch", .timeLimit(.minutes(5)))
+@Suite("TriggerRuntime capture and dispatch", .timeLimit(.minutes(10)))
 struct CaptureTests {
     struct Call: Sendable {
         var function: FunctionName

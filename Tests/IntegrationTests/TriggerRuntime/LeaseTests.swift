@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import TriggerRuntime
 
-@Suite("TriggerRuntime leases and scale-out", .timeLimit(.minutes(5)))
+@Suite("TriggerRuntime leases and scale-out", .timeLimit(.minutes(10)))
 struct LeaseTests {
     @Test("a delivery claimed by a worker that died is taken over after its lease; the dead worker's late completion is refused")
     func takeoverAndFencing() async throws {
@@ -86,7 +86,7 @@ struct LeaseTests {
                                 configuration: RuntimeHarness.configuration { $0.workerID = "worker-\(index)" },
                                 logger: logger
                             ) {
-                                try await handled.wait("10,000 events", timeout: .seconds(180)) { $0.count >= 10_000 }
+                                try await handled.wait("10,000 events", timeout: .seconds(480)) { $0.count >= 10_000 }
                                 return ["worker-\(index)"]
                             }
                         }

@@ -4,7 +4,7 @@ import ServiceLifecycle
 import Testing
 import TriggerRuntime
 
-@Suite("TriggerRuntime wake-ups", .timeLimit(.minutes(5)))
+@Suite("TriggerRuntime wake-ups", .timeLimit(.minutes(10)))
 struct ListenTests {
     /// One function, `count`, on `items` inserts: records each inserted id in `handled`.
     static func registry(_ handled: Observations<Int>) -> FunctionRegistry {

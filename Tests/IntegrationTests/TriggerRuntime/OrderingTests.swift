@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 import TriggerRuntime
 
-@Suite("TriggerRuntime ordering", .timeLimit(.minutes(5)))
+@Suite("TriggerRuntime ordering", .timeLimit(.minutes(10)))
 struct OrderingTests {
     /// Counts handlers running at once, per document and overall.
     final class Concurrency: Sendable {

@@ -5,7 +5,7 @@ import PostgresNIO
 import Testing
 import TriggerRuntime
 
-@Suite("TriggerRuntime worker processes", .timeLimit(.minutes(5)))
+@Suite("TriggerRuntime worker processes", .timeLimit(.minutes(10)))
 struct ProcessTests {
     static func registry(_ handled: Observations<FunctionContext>) -> FunctionRegistry {
         var registry = FunctionRegistry()

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 import TriggerRuntime
 
-@Suite("TriggerRuntime retries and dead letters", .timeLimit(.minutes(5)))
+@Suite("TriggerRuntime retries and dead letters", .timeLimit(.minutes(10)))
 struct RetryTests {
     struct Failure: Error, CustomStringConvertible {
         var description: String { "payment provider said no" }

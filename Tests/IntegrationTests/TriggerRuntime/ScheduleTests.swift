@@ -4,7 +4,7 @@ import PostgresNIO
 import Testing
 import TriggerRuntime
 
-@Suite("TriggerRuntime schedules", .timeLimit(.minutes(5)))
+@Suite("TriggerRuntime schedules", .timeLimit(.minutes(10)))
 struct ScheduleTests {
     static func registry(_ ticks: Observations<FunctionContext>, schedule: Schedule) throws -> FunctionRegistry {
         var registry = FunctionRegistry()

@@ -4,7 +4,7 @@ import PostgresNIO
 import Testing
 import TriggerRuntime
 
-@Suite("TriggerRuntime migrations, trigger installation and the claim plan", .timeLimit(.minutes(5)))
+@Suite("TriggerRuntime migrations, trigger installation and the claim plan", .timeLimit(.minutes(10)))
 struct SchemaTests {
     static let app = [
         Migration(group: "app", name: "0001_items", statements: [RuntimeHarness.itemsTable]),

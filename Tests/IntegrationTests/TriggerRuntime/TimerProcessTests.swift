@@ -5,7 +5,7 @@ import PostgresNIO
 import Testing
 import TriggerRuntime
 
-@Suite("TriggerRuntime timers across worker processes", .timeLimit(.minutes(5)))
+@Suite("TriggerRuntime timers across worker processes", .timeLimit(.minutes(10)))
 struct TimerProcessTests {
     @Test("a worker killed with a due timer claimed: another worker runs it once, after the lease")
     func sigkillWithTimerClaimed() async throws {

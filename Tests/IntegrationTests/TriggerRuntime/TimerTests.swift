@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 import TriggerRuntime
 
-@Suite("TriggerRuntime timers", .timeLimit(.minutes(5)))
+@Suite("TriggerRuntime timers", .timeLimit(.minutes(10)))
 struct TimerTests {
     /// One handler run of a timer: its key, payload, attempt, due time and the database's clock at its start.
     struct Fired: Sendable {

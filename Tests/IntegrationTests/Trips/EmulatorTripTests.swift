@@ -11,7 +11,7 @@ import Testing
 /// Whole rides against the HyperTrack emulator on its manual clock, with its default driving (from rest, 1.5 m/s²
 /// up, 2 m/s² down, corners at 2.5 m/s² sideways, under each street's limit) and its default 5 s step: a normal
 /// ride has no events, and manoeuvres injected through the control API show exactly as the events they are.
-@Suite("Trips: the emulator's drivers make exactly the driving events they are told to", .timeLimit(.minutes(5)))
+@Suite("Trips: the emulator's drivers make exactly the driving events they are told to", .timeLimit(.minutes(10)))
 struct EmulatorTripTests {
     /// Advances the emulator 5 s at a time (one step) until `condition` holds.
     static func step(

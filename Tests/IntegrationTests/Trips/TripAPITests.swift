@@ -6,7 +6,7 @@ import NIOHTTP1
 import PostgresNIO
 import Testing
 
-@Suite("Trips: the driver's trip list, detail, feedback and program", .timeLimit(.minutes(5)))
+@Suite("Trips: the driver's trip list, detail, feedback and program", .timeLimit(.minutes(10)))
 struct TripAPITests {
     /// Stores an analysed trip for `driver` that ended `age` ago (by the database's clock) and lasted 10 minutes.
     @discardableResult

@@ -11,7 +11,7 @@ import Testing
 import FoundationXML
 #endif
 
-@Suite("Trips: a ride's drives become trips with events, stars, a path and a map", .timeLimit(.minutes(5)))
+@Suite("Trips: a ride's drives become trips with events, stars, a path and a map", .timeLimit(.minutes(10)))
 struct TripFlowTests {
     /// A drive of about 6.4 km east along a street at 52.52° N, one sample a second with the device's speed and
     /// bearing: 12 m/s, a hard brake at −4 m/s² for 2 s, a slow stretch, a gentle 2 m/s² ramp to 17 m/s (61.2 km/h,
