@@ -7,7 +7,7 @@ import Testing
 /// The embedded server's port: one chosen free can be taken by another socket before PostgreSQL binds it (a CI run
 /// of the whole suite lost `ridesharing local`'s first start so); such a start is made again on another port. A port
 /// the configuration names is kept, and failing to bind it says so.
-@Suite("Embedded PostgreSQL: a port taken before the server binds it", .timeLimit(.minutes(3)))
+@Suite("Embedded PostgreSQL: a port taken before the server binds it", .timeLimit(.minutes(10)))
 struct EmbeddedPostgresPortTests {
     static let settings = EmbeddedPostgres.Configuration.throwawaySettings
     static let logger = Logger(label: "embedded-postgres-port", factory: { _ in SwiftLogNoOpLogHandler() })

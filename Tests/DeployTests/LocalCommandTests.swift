@@ -8,7 +8,7 @@ import Testing
 
 /// `ridesharing local` (the real binary) runs the same composition as `serve`: the API with `/metrics`, fed by the
 /// worker's and the API's metrics.
-@Suite("Deploy: ridesharing local serves /metrics", .timeLimit(.minutes(3)))
+@Suite("Deploy: ridesharing local serves /metrics", .timeLimit(.minutes(10)))
 struct LocalCommandTests {
     @Test("local answers /healthz, /readyz and /metrics; /metrics counts the worker's handled events and the API's requests")
     func localServesMetrics() async throws {

@@ -3,7 +3,7 @@ import Testing
 
 /// `ridesharing local` with its embedded PostgreSQL keeps the database's port across restarts, so a URL taken from
 /// its banner or stack.json (as `events` and `functions call` do) stays valid.
-@Suite("Deploy: the local stack keeps its database port", .timeLimit(.minutes(3)))
+@Suite("Deploy: the local stack keeps its database port", .timeLimit(.minutes(10)))
 struct LocalPortTests {
     @Test("the second start of the same data folder has the same database URL")
     func samePort() async throws {

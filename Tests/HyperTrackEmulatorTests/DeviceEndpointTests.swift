@@ -3,7 +3,7 @@ import HyperTrackEmulator
 import NIOHTTP1
 import Testing
 
-@Suite("Devices, history, nearby and account geofences", .timeLimit(.minutes(2)))
+@Suite("Devices, history, nearby and account geofences", .timeLimit(.minutes(10)))
 struct DeviceEndpointTests {
     @Test("GET /devices is a bare array; ?pagination=1 is a page object; deleted devices are hidden")
     func listing() async throws {

@@ -10,7 +10,7 @@ private func at(_ seconds: Double) -> String {
 
 private func data(_ event: [String: Any]) -> [String: Any] { event["data"] as? [String: Any] ?? [:] }
 
-@Suite("Devices report like phones: locations, periodic reports, device_status", .timeLimit(.minutes(2)))
+@Suite("Devices report like phones: locations, periodic reports, device_status", .timeLimit(.minutes(10)))
 struct DeviceReportingTests {
     @Test("a placed device reports at once (active/stop + location), then a location every 30 s of emulated time")
     func periodicReports() async throws {

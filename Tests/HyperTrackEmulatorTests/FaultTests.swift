@@ -3,7 +3,7 @@ import HyperTrackEmulator
 import NIOHTTP1
 import Testing
 
-@Suite("Fault injection", .timeLimit(.minutes(2)))
+@Suite("Fault injection", .timeLimit(.minutes(10)))
 struct FaultTests {
     @Test("http_error fails matching requests for `count` times, then the endpoint works again")
     func httpErrorCount() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import HyperTrackEmulator
 import Testing
 
-@Suite("A whole ride played on the stepped clock", .timeLimit(.minutes(2)))
+@Suite("A whole ride played on the stepped clock", .timeLimit(.minutes(10)))
 struct RideSimulationTests {
     @Test("created → location updates → destination_arrival → complete → completed with summary, all signed")
     func wholeRide() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import HyperTrackEmulator
 import Testing
 
-@Suite("Webhook batching, round-trip timings and the bounded log", .timeLimit(.minutes(2)))
+@Suite("Webhook batching, round-trip timings and the bounded log", .timeLimit(.minutes(10)))
 struct WebhookBatchTests {
     /// Places phones `D0`, `D1`, … at one spot, tracking, between two steps (each reports at once).
     static func placePhones(_ count: Int, on emulator: HyperTrackEmulator) async {

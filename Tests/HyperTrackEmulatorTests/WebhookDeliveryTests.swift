@@ -2,7 +2,7 @@ import Foundation
 import HyperTrackEmulator
 import Testing
 
-@Suite("Webhook delivery, retries and the delivery log", .timeLimit(.minutes(2)))
+@Suite("Webhook delivery, retries and the delivery log", .timeLimit(.minutes(10)))
 struct WebhookDeliveryTests {
     @Test("a 500 from the receiver is retried 20 s later (emulated) with the same message id and signature")
     func retryOn500() async throws {

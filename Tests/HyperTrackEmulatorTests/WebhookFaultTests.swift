@@ -2,7 +2,7 @@ import Foundation
 import HyperTrackEmulator
 import Testing
 
-@Suite("Webhook faults: delay, replay under a new message id, event-type rules", .timeLimit(.minutes(2)))
+@Suite("Webhook faults: delay, replay under a new message id, event-type rules", .timeLimit(.minutes(10)))
 struct WebhookFaultTests {
     @Test("delay_webhooks holds a delivery for delay_seconds of emulated time, then sends it")
     func delay() async throws {

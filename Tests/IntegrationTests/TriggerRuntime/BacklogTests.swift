@@ -6,7 +6,7 @@ import TriggerRuntime
 
 /// The backlog `/metrics` reports (`trigger_deliveries_pending`, `_running`, `_dead`, `_oldest_pending_age_seconds`)
 /// is the deliveries table's, so it counts what any worker left there and survives restarts.
-@Suite("TriggerRuntime: the delivery backlog read from the database", .timeLimit(.minutes(2)))
+@Suite("TriggerRuntime: the delivery backlog read from the database", .timeLimit(.minutes(10)))
 struct BacklogTests {
     @Test(
         "pending, running (leased) and dead per function, and the oldest pending age; a registered function with none is all zero"

@@ -7,7 +7,7 @@ import TriggerRuntime
 /// Migration 0007: a chain's later deliveries wait with its held head (leased, or scheduled for a retry), and the
 /// next one is made due when the head is done or dead, so a claim does not walk blocked deliveries over and over.
 /// The tests read `run_after` from the database: what a hold is, not how fast it makes a claim (BENCHMARKS.md).
-@Suite("TriggerRuntime: a held head holds its chain", .timeLimit(.minutes(3)))
+@Suite("TriggerRuntime: a held head holds its chain", .timeLimit(.minutes(10)))
 struct ChainHoldTests {
     /// One function on updates of `items`; `items` row 1 updated `count` times gives a chain of that length.
     static func registry() -> FunctionRegistry {

@@ -5,7 +5,7 @@ import PostgresNIO
 import Testing
 import TriggerRuntime
 
-@Suite("ridesharing migrate and events", .timeLimit(.minutes(3)))
+@Suite("ridesharing migrate and events", .timeLimit(.minutes(10)))
 struct CommandLineTests {
     /// Runs `ridesharing` with `arguments` and returns its exit status and output (stdout then stderr).
     static func ridesharing(
