@@ -5,8 +5,9 @@ import ServiceLifecycle
 import Testing
 import TriggerRuntime
 
-// Four minutes: the round trip takes under a second alone, but 110–120 s in the loaded fresh-clone suite (11th
-// session: 117 s of the former 2-minute limit in a green run, over it in another).
+// Ten minutes, as every integration suite's limit (a backstop against a hang): the round trip takes under a second
+// alone, but 110–120 s in the loaded fresh-clone suite (11th session: 117 s of the former 2-minute limit in a green
+// run, over it in another).
 @Suite("State export/import and running as a Service", .timeLimit(.minutes(10)))
 struct StateTests {
     static let logger = Logger(label: "state-test", factory: { _ in SwiftLogNoOpLogHandler() })
