@@ -212,6 +212,10 @@ package struct PostgresOutboxStore: OutboxStore {
         }
     }
 
+    /// The snapshot's xmin is the server's, not the database's: a long transaction in any database of the cluster
+    /// holds it, and the worker then keeps settling (a claim per paced interval) until it ends or a poll interval
+    /// has passed. Narrowing it to this database (`pg_stat_activity.backend_xid`) would depend on the role's right
+    /// to see other sessions, where a hidden row would end settling early and leave a delivery to the poll.
     package func horizonPassed(_ horizon: Int64) async throws -> Bool {
         try await self.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::int8 >= \(horizon)") { rows in
             for try await passed in rows.decode(Bool.self) { return passed }

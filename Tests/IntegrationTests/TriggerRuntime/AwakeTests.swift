@@ -107,7 +107,9 @@ struct AwakeTests {
         let handled = Observations<Int>()
         let registry = ListenTests.registry(handled)
         let (logger, logs) = Logger.capturing()
-        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+        // Its own server: settling waits for every transaction that had an id when the declaration was withdrawn,
+        // the server's whole (the other tests' too, on the shared one).
+        try await RuntimeHarness.withPreparedDatabaseOnOwnServer(registry: registry, logger: logger) { client, _ in
             // The poll would take ten minutes: only notifications and paced claims can deliver within the test.
             let configuration = RuntimeHarness.configuration { $0.pollInterval = .seconds(600) }
             let total = try await RuntimeHarness.withWorker(

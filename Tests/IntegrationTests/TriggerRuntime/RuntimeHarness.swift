@@ -31,6 +31,33 @@ enum RuntimeHarness {
         }
     }
 
+    /// ``withPreparedDatabase(registry:logger:_:)`` on a server of its own, stopped afterwards: for a test of what
+    /// depends on every transaction of the server (the settling horizon, `pg_snapshot_xmin`, is cluster-wide), which
+    /// on the shared test server the other tests' transactions decide (the 47th session's CI run: a settle that
+    /// took longer than the test's minute while the whole suite ran).
+    static func withPreparedDatabaseOnOwnServer<T: Sendable>(
+        registry: FunctionRegistry,
+        logger: Logger,
+        _ body: @Sendable (PostgresClient, PostgresClient.Configuration) async throws -> T
+    ) async throws -> T {
+        let server = try EmbeddedPostgres.startThrowaway(
+            name: "ridesharing-own-pg", logger: Logger(label: "own-postgres") { _ in SwiftLogNoOpLogHandler() })
+        defer { server.stop() }
+        let configuration = server.clientConfiguration(database: "postgres")
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await TriggerRuntime.prepare(
+                client: client,
+                registry: registry,
+                migrations: [Migration(group: "test", name: "0001_items", statements: [itemsTable])],
+                logger: logger
+            )
+            return try await body(client, configuration)
+        }
+    }
+
     /// Short leases and polls, so tests that rely on them stay quick.
     static func configuration(_ edit: (inout TriggerRuntime.Configuration) -> Void = { _ in })
         -> TriggerRuntime.Configuration
