@@ -20,6 +20,11 @@ final class ChildProcess: @unchecked Sendable {
     private var waiters: [(id: Int, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
     private var nextWaiter = 0
     private var ended = false
+    /// The last 30 lines of standard error when standard output is the one read.
+    private var logTail: [String] = []
+    /// Signalled when standard error ends, in that case.
+    private let logsEnded = DispatchSemaphore(value: 0)
+    private let readsLogs: Bool
     private let exit: ProcessExit
 
     /// Starts `executable` with `arguments`, the environment `environment` added to this process's; its standard
@@ -32,13 +37,17 @@ final class ChildProcess: @unchecked Sendable {
         readingStandardOutput: Bool = false
     ) throws {
         self.name = name
+        self.readsLogs = readingStandardOutput
         self.process.executableURL = try Self.locate(executable)
         self.process.arguments = arguments
         self.process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let errors = Pipe()
-        if readingStandardOutput {
+        // Reading the printed lines, the logs still say why a command exited early (the 46th session's CI saw
+        // `simulate` exit before its "own stack:" line, with nothing to say why): their last lines are kept.
+        let logs = readingStandardOutput ? Pipe() : nil
+        if let logs {
             self.process.standardOutput = errors
-            self.process.standardError = FileHandle.nullDevice
+            self.process.standardError = logs
         } else {
             self.process.standardError = errors
             self.process.standardOutput = FileHandle.nullDevice
@@ -53,6 +62,29 @@ final class ChildProcess: @unchecked Sendable {
                 let data = reader.availableData  // blocks until some output is there; empty at the end
                 self?.receive(data)
                 if data.isEmpty { return }
+            }
+        }
+        if let logs {
+            let reader = logs.fileHandleForReading
+            Thread.detachNewThread { [weak self] in
+                var pending = Data()
+                while true {
+                    let data = reader.availableData
+                    if data.isEmpty {
+                        self?.logsEnded.signal()
+                        return
+                    }
+                    pending.append(data)
+                    guard let end = pending.lastIndex(of: UInt8(ascii: "\n")) else { continue }
+                    let lines = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
+                        .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                    pending = Data(pending[pending.index(after: end)...])
+                    guard let self else { return }
+                    self.lock.withLock {
+                        self.logTail.append(contentsOf: lines)
+                        if self.logTail.count > 30 { self.logTail.removeFirst(self.logTail.count - 30) }
+                    }
+                }
             }
         }
     }
@@ -89,6 +121,16 @@ final class ChildProcess: @unchecked Sendable {
         for (continuation, result) in zip(ready, results) { continuation.resume(returning: result) }
     }
 
+    /// The last 30 lines read, and the logs' last lines when those are not what is read: for a failure's message.
+    private var recent: String {
+        // A command that exited closes both outputs: give the logs' reader a moment to take their last lines (a
+        // failure's message only; the wait ends early when they end, and a grandchild holding them open costs 2 s).
+        if self.readsLogs, self.logsEnded.wait(timeout: .now() + 2) == .success { self.logsEnded.signal() }
+        let (lines, logs) = self.lock.withLock { (self.lines.suffix(30), self.logTail) }
+        let output = lines.joined(separator: "\n")
+        return logs.isEmpty ? output : output + "\n--- its standard error's last lines:\n" + logs.joined(separator: "\n")
+    }
+
     /// Every line so far.
     var output: [String] {
         self.lock.lock()
@@ -116,10 +158,10 @@ final class ChildProcess: @unchecked Sendable {
         }
         switch found {
         case .none:
-            throw Failure(description: "\(self.name): no line \(what) within \(timeout); its output:\n\(self.output.suffix(30).joined(separator: "\n"))")
+            throw Failure(description: "\(self.name): no line \(what) within \(timeout); its output:\n\(self.recent)")
         case .some(.none):
             try Task.checkCancellation()
-            throw Failure(description: "\(self.name) exited before \(what); its output:\n\(self.output.suffix(30).joined(separator: "\n"))")
+            throw Failure(description: "\(self.name) exited before \(what); its output:\n\(self.recent)")
         case .some(.some(let line)):
             return line
         }
@@ -193,7 +235,7 @@ final class ChildProcess: @unchecked Sendable {
             return try await self.exit.status(timeout: timeout, self.name)
         } catch let timedOut as ProcessExit.TimedOut {
             self.kill()
-            throw Failure(description: "\(timedOut) (killed); its output:\n\(self.output.suffix(30).joined(separator: "\n"))")
+            throw Failure(description: "\(timedOut) (killed); its output:\n\(self.recent)")
         }
     }
 

@@ -24,6 +24,23 @@ struct SimulateSignalTests {
         return state != "Z" && state != "X"
     }
 
+    @Test("a command that exits before its line: the failure says what it printed to standard error")
+    func earlyExitShowsStandardError() async throws {
+        let simulate = try ChildProcess(
+            "ridesharing", ["simulate", "--drivers", "0"], environment: [:], name: "simulate",
+            readingStandardOutput: true
+        )
+        defer { simulate.kill() }
+        do {
+            _ = try await simulate.line(where: { $0.hasPrefix("own stack:") }, "naming the own stack's URLs")
+            Issue.record("simulate --drivers 0 printed the own stack's line")
+        } catch let failure as ChildProcess.Failure {
+            #expect(failure.description.contains("exited before naming the own stack's URLs"), "\(failure)")
+            #expect(failure.description.contains("--drivers must be in 1...100000"), "\(failure)")
+        }
+        #expect(try await simulate.exitStatus() == 64)
+    }
+
     @Test("SIGINT once the stack runs: simulate exits, and its API, worker, emulator and PostgreSQL are gone")
     func interrupt() async throws {
         let directory = NSTemporaryDirectory() + "simulate-signal-\(UUID().uuidString)"
