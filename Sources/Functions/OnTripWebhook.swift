@@ -20,7 +20,9 @@ import TriggerRuntime
 /// - An arrival or completion for a trip the backend does not know yet (HyperTrack can report an arrival before the
 ///   transaction that recorded the trip commits) waits: a ``ReplayWebhookEvent`` timer handles the event again,
 ///   after 1, 2, 4 … up to 60 s, for ``waitingWindow``; only then is it ignored (and the reconciler still asks
-///   HyperTrack about every overdue leg).
+///   HyperTrack about every overdue leg). The transaction that records the trip's leg (``UpdateOrderStatus``)
+///   moves those replays to now (``replayWaitingEvents(of:store:timers:context:)``), so the backoff only counts
+///   while the leg is truly missing.
 ///
 /// The outcome is written on the inbox row.
 public struct OnTripWebhook: TriggerFunction {
@@ -123,16 +125,62 @@ public struct OnTripWebhook: TriggerFunction {
         guard waited + delay <= Self.waitingWindow else {
             return "ignored: unknown trip after waiting \(Int(waited.seconds)) s for its leg"
         }
+        try await Self.scheduleReplay(
+            eventID: event.id, tripID: tripID, replay: attempt + 1, after: delay, timers: timers, context: context
+        )
+        return "\(Self.waitingPrefix) (replay \(attempt + 1) in \(Int(delay.seconds)) s)"
+    }
+
+    /// How the outcome of an event waiting for its leg begins; the rest names the replay
+    /// (`waiting: unknown trip (replay 2 in 2 s)`).
+    public static let waitingPrefix = "waiting: unknown trip"
+
+    /// The replay a waiting outcome names (`nil` for any other outcome).
+    package static func replay(named outcome: String) -> Int? {
+        guard outcome.hasPrefix(Self.waitingPrefix + " (replay ") else { return nil }
+        let rest = outcome.dropFirst(Self.waitingPrefix.count + " (replay ".count)
+        return Int(rest.prefix { $0.isNumber })
+    }
+
+    /// Sets (or moves) event `eventID`'s replay timer.
+    private static func scheduleReplay(
+        eventID: Int64,
+        tripID: String,
+        replay: Int,
+        after delay: Duration,
+        timers: any TimerScheduling,
+        context: FunctionContext
+    ) async throws {
         try await timers.schedule(
             ReplayWebhookEvent.name,
             document: tripID,
-            key: "event-\(event.id)",
+            key: "event-\(eventID)",
             due: .after(delay),
-            payload: try JSONEncoder().encode(ReplayWebhookEvent.Payload(eventID: event.id, attempt: attempt + 1)),
+            payload: try JSONEncoder().encode(ReplayWebhookEvent.Payload(eventID: eventID, attempt: replay)),
             ifExists: .replace,
             on: context.transaction
         )
-        return "waiting: unknown trip (replay \(attempt + 1) in \(Int(delay.seconds)) s)"
+    }
+
+    /// Moves the replays of `tripID`'s events that wait for its leg to now: called in the transaction that records
+    /// the leg, so they run as soon as it commits instead of at their next backoff step (up to a minute later).
+    /// Each keeps its replay number (the waiting window goes on being counted). An event whose handling commits
+    /// after this read is not seen here; its own first replay, a second later, finds the leg. Returns how many moved.
+    @discardableResult
+    static func replayWaitingEvents(
+        of tripID: String,
+        store: any RideStore,
+        timers: any TimerScheduling,
+        context: FunctionContext
+    ) async throws -> Int {
+        let waiting = try await store.waitingWebhookEvents(tripID: tripID)
+        for event in waiting {
+            try await Self.scheduleReplay(
+                eventID: event.id, tripID: tripID, replay: Self.replay(named: event.outcome) ?? 1, after: .zero,
+                timers: timers, context: context
+            )
+        }
+        return waiting.count
     }
 
     /// 1, 2, 4, … 60 s.

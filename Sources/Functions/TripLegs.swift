@@ -34,6 +34,7 @@ struct TripLegs: Sendable {
         return order.lowercased() == orderID.uuidString.lowercased() && leg == kind.rawValue
     }
 
+    /// Returns how the leg got its trip, and the trip.
     @discardableResult
     func ensureTrip(
         orderID: UUID,
@@ -42,10 +43,10 @@ struct TripLegs: Sendable {
         destination: OrderRow.Place,
         store: any RideStore,
         logger: Logger
-    ) async throws -> Outcome {
-        if try await store.leg(orderID: orderID, kind: kind) != nil {
+    ) async throws -> (outcome: Outcome, tripID: String) {
+        if let recorded = try await store.leg(orderID: orderID, kind: kind) {
             logger.debug("leg already has a recorded trip", metadata: ["leg": "\(kind.rawValue)"])
-            return .recorded
+            return (.recorded, recorded.tripID)
         }
         let trip: Trip
         let outcome: Outcome
@@ -77,6 +78,6 @@ struct TripLegs: Sendable {
             "recorded leg trip",
             metadata: ["leg": "\(kind.rawValue)", "hypertrack.trip_id": "\(trip.tripID)", "outcome": "\(outcome)"]
         )
-        return outcome
+        return (outcome, trip.tripID)
     }
 }

@@ -13,6 +13,7 @@ import TriggerRuntime
 ///
 /// A transition the order has already left (say, cancelled before its pickup trip was created) creates nothing.
 /// Leaving `NEW` (accepted or cancelled) cancels the order's dispatch timers, so they do not fire as no-ops.
+/// Recording a leg replays at once the trip's events that arrived before it (see `replayWaitingEvents`).
 public struct UpdateOrderStatus: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "updateOrderStatus"
@@ -41,8 +42,9 @@ public struct UpdateOrderStatus: TriggerFunction {
     ///   - tracking: HyperTrack.
     ///   - stores: Where the function's store comes from (`.postgres` in production).
     ///   - destinationRadius: The trips' arrival radius in metres (the reference uses 100).
-    ///   - timers: Where the dispatch timers of an order that left `NEW` are cancelled; `nil` leaves them to fire
-    ///     (they do nothing once the order left `NEW`).
+    ///   - timers: Where the dispatch timers of an order that left `NEW` are cancelled, and the replays of events
+    ///     that arrived before their leg are moved to now; `nil` leaves both to their time (dispatch timers do
+    ///     nothing once the order left `NEW`; a replay finds the leg at its next step).
     public init(
         tracking: some TripTracking,
         stores: RideStoreFactory,
@@ -72,7 +74,7 @@ public struct UpdateOrderStatus: TriggerFunction {
                 logger.info("order left ACCEPTED before its pickup trip was created; nothing to do")
                 return
             }
-            try await self.legs.ensureTrip(
+            let pickup = try await self.legs.ensureTrip(
                 orderID: after.id,
                 kind: .pickup,
                 deviceID: try await self.deviceID(of: after, store: store),
@@ -81,13 +83,14 @@ public struct UpdateOrderStatus: TriggerFunction {
                 logger: logger
             )
             _ = try await store.moveOrder(id: after.id, from: .accepted, to: .pickingUp)
+            try await self.replayWaitingEvents(after: pickup, store: store, context: context, logger: logger)
         case (.reachedPickup, .startedRide):
             guard try await store.order(id: after.id)?.status == .startedRide else {
                 logger.info("order left STARTED_RIDE before its dropoff trip was created; nothing to do")
                 return
             }
             _ = try await store.markLegsForCompletion(orderID: after.id, kinds: [.pickup])
-            try await self.legs.ensureTrip(
+            let dropoff = try await self.legs.ensureTrip(
                 orderID: after.id,
                 kind: .dropoff,
                 deviceID: try await self.deviceID(of: after, store: store),
@@ -96,6 +99,7 @@ public struct UpdateOrderStatus: TriggerFunction {
                 logger: logger
             )
             _ = try await store.moveOrder(id: after.id, from: .startedRide, to: .droppingOff)
+            try await self.replayWaitingEvents(after: dropoff, store: store, context: context, logger: logger)
         case (_, .completed), (_, .cancelled):
             let marked = try await store.markLegsForCompletion(orderID: after.id, kinds: Set(LegKind.allCases))
             logger.info(
@@ -107,6 +111,27 @@ public struct UpdateOrderStatus: TriggerFunction {
             logger.debug(
                 "transition needs no action",
                 metadata: ["from": "\(before.status.rawValue)", "to": "\(after.status.rawValue)"]
+            )
+        }
+    }
+
+    /// HyperTrack can report a trip's arrival before the transaction that records its leg commits (the phone is
+    /// near the destination, or the transaction is slow): ``OnTripWebhook`` then sets the event to be replayed, after
+    /// 1, 2, 4 … 60 s. The transaction that records the leg moves those replays to now, so the arrival is applied
+    /// as soon as it commits rather than up to a minute later (a leg recorded before needs nothing).
+    private func replayWaitingEvents(
+        after leg: (outcome: TripLegs.Outcome, tripID: String),
+        store: any RideStore,
+        context: FunctionContext,
+        logger: Logger
+    ) async throws {
+        guard leg.outcome != .recorded, let timers = self.timers else { return }
+        let moved = try await OnTripWebhook.replayWaitingEvents(
+            of: leg.tripID, store: store, timers: timers, context: context)
+        if moved > 0 {
+            logger.info(
+                "events that arrived before the leg are replayed now",
+                metadata: ["hypertrack.trip_id": "\(leg.tripID)", "events": "\(moved)"]
             )
         }
     }

@@ -232,6 +232,14 @@ extension InMemoryRideStore {
         self.state.outcomes[eventID] = outcome
     }
 
+    public func waitingWebhookEvents(tripID: String) async throws -> [(id: Int64, outcome: String)] {
+        try self.check(.waitingWebhookEvents)
+        return self.state.webhookEvents.values.filter { $0.tripID == tripID }.map(\.id).sorted().compactMap { id in
+            guard let outcome = self.state.outcomes[id], outcome.hasPrefix(OnTripWebhook.waitingPrefix) else { return nil }
+            return (id: id, outcome: outcome)
+        }
+    }
+
     private func isDispatchable(_ driver: Driver, search: DriverSearch) -> Bool {
         guard self.isAvailable(driver) else { return false }
         if let status = driver.deviceStatus?.value, status != "active" { return false }

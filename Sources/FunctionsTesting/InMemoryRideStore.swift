@@ -23,7 +23,7 @@ public actor InMemoryRideStore: RideStore {
         case book, accept, advance, cancel
         case recordLeg, moveOrder, markLegsForCompletion, markLegCompleted, recordArrival, recordLegSummary
         case setOrderSummary, updateDriverPosition, recordOffers, setWebhookOutcome
-        case setDeviceStatus, startDispatchRound, cancelUnmatched
+        case setDeviceStatus, startDispatchRound, cancelUnmatched, waitingWebhookEvents
     }
 
     /// A driver as the store knows them.

@@ -329,6 +329,62 @@ struct OnTripWebhookTests {
         #expect(await timers.pendingTimers.isEmpty)
     }
 
+    @Test(
+        "an arrival before its leg is replayed as soon as the transaction recording the leg commits, not at its next step"
+    )
+    func arrivalReplayedWhenTheLegIsRecorded() async throws {
+        let world = World()
+        await world.stage(.accepted)
+        var registry = FunctionRegistry()
+        registry.register(
+            ReplayWebhookEvent(tracking: world.tracking, stores: world.store.factory, tariff: Self.tariff, timers: world.timers)
+        )
+        let timers = InMemoryTimers(registry: registry, now: await world.store.now, logger: Logger(label: "t"))
+        await world.timers.connect(timers)
+        let function = OnTripWebhook(
+            tracking: world.tracking, stores: world.store.factory, tariff: Self.tariff, timers: world.timers
+        )
+        // The fake's first trip: the one the accept below creates.
+        let arrival = self.tripEvent(1, "destination_arrival", trip: "trip-0001")
+        await world.store.addWebhookEvent(arrival)
+        try await world.store.run(function, makeCreateChange(arrival), context: .testing(eventID: 1))
+        try await timers.advance(by: .seconds(1))
+        #expect(await world.store.webhookOutcome(eventID: 1) == "waiting: unknown trip (replay 2 in 2 s)")
+
+        // A failure reading the waiting events rolls the accept's whole transaction back: no leg, no replay moved.
+        let update = UpdateOrderStatus(
+            tracking: world.tracking, stores: world.store.factory, destinationRadius: 100, timers: world.timers
+        )
+        let accepted = makeChange(before: world.order(.new), after: world.order(.accepted))
+        await world.store.fail(.waitingWebhookEvents)
+        await #expect(throws: InMemoryRideStoreError.self) {
+            try await world.store.run(update, accepted, context: .testing())
+        }
+        #expect(await world.leg(.pickup) == nil)
+        #expect(await world.status() == .accepted)
+        #expect(await timers.pendingTimers.map(\.dueAt) == [await timers.now.addingTimeInterval(2)])
+
+        // The retry records the leg (adopting the trip the failed attempt made) and moves the replay to now.
+        try await world.store.run(update, accepted, context: .testing(attempt: 2))
+        #expect(await world.leg(.pickup)?.record.tripID == "trip-0001")
+        #expect(await timers.pendingTimers.map(\.dueAt) == [await timers.now])
+        let moved = try JSONDecoder().decode(
+            ReplayWebhookEvent.Payload.self, from: try #require(await timers.pendingTimers.first?.payload))
+        #expect(moved.eventID == 1 && moved.attempt == 2, "the replay keeps its number: \(moved)")
+        try await timers.advance(by: .zero)
+        #expect(await world.store.webhookOutcome(eventID: 1) == "applied: PICKING_UP -> REACHED_PICKUP")
+        #expect(await world.status() == .reachedPickup)
+        #expect(await timers.pendingTimers.isEmpty)
+    }
+
+    @Test("a waiting outcome names its replay; no other outcome does")
+    func replayNamed() {
+        #expect(OnTripWebhook.replay(named: "waiting: unknown trip (replay 3 in 4 s)") == 3)
+        #expect(OnTripWebhook.replay(named: "waiting: unknown trip (replay 12 in 60 s)") == 12)
+        #expect(OnTripWebhook.replay(named: "applied: PICKING_UP -> REACHED_PICKUP") == nil)
+        #expect(OnTripWebhook.replay(named: "waiting: unknown trip") == nil)
+    }
+
     @Test("a store failure rolls the whole event back; the retry applies it once")
     func retryAfterFailure() async throws {
         let world = World()

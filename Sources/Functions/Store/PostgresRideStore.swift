@@ -147,6 +147,16 @@ public struct PostgresRideStore<Executor: QueryExecutor>: RideStore {
         )
     }
 
+    public func waitingWebhookEvents(tripID: String) async throws -> [(id: Int64, outcome: String)] {
+        try await self.executor.rows(
+            Prepared(StoreStatements.WaitingWebhookEvents.self, tripID, OnTripWebhook.waitingPrefix),
+            logger: self.logger
+        ) { row in
+            let (id, outcome) = try row.decode((Int64, String).self)
+            return (id: id, outcome: outcome)
+        }
+    }
+
     static func json(_ value: some Encodable) throws -> String {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }

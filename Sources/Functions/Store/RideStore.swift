@@ -116,6 +116,10 @@ public protocol RideStore: Sendable {
     /// Records what handling an inbox event did (`applied`, `ignored: …`).
     func setWebhookOutcome(eventID: Int64, outcome: String) async throws
 
+    /// The inbox events of `tripID` that wait for its leg (their outcome is an ``OnTripWebhook`` waiting outcome),
+    /// oldest first, each with that outcome.
+    func waitingWebhookEvents(tripID: String) async throws -> [(id: Int64, outcome: String)]
+
     /// An inbox event, or `nil` once it was pruned.
     func webhookEvent(id: Int64) async throws -> WebhookEventRow?
 

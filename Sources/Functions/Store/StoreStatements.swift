@@ -88,6 +88,13 @@ enum StoreStatements {
         static let sql = "UPDATE webhook_events SET outcome = $1, processed_at = now() WHERE id = $2"
     }
 
+    /// The inbox events of HyperTrack trip `$1` whose outcome starts with `$2`, oldest first: the arrivals and
+    /// completions waiting for the trip's leg (`webhook_events_trip_id_idx`).
+    enum WaitingWebhookEvents: PreparedText {
+        static let name = "functions_store_waiting_webhook_events_v1"
+        static let sql = "SELECT id, outcome FROM webhook_events WHERE trip_id = $1 AND starts_with(outcome, $2) ORDER BY id"
+    }
+
     /// The legs of HyperTrack trip `$1` as JSON documents, oldest first.
     enum LegsOfTrip: PreparedText {
         static let name = "functions_store_legs_of_trip_v1"

@@ -10,6 +10,40 @@ import Testing
 struct StoreStatementTests {
     static let logger = BackendHarness.logger
 
+    @Test("the events waiting for a trip's leg: that trip's, with a waiting outcome, oldest first")
+    func waitingWebhookEvents() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let rows: [(trip: String, outcome: String?)] = [
+                ("T-1", "waiting: unknown trip (replay 3 in 4 s)"), ("T-1", "applied: PICKING_UP -> REACHED_PICKUP"),
+                ("T-2", "waiting: unknown trip (replay 1 in 1 s)"), ("T-1", nil),
+                ("T-1", "waiting: unknown trip (replay 1 in 1 s)"),
+                ("T-1", "ignored: unknown trip after waiting 540 s for its leg"),
+            ]
+            for (index, row) in rows.enumerated() {
+                try await client.query(
+                    """
+                    INSERT INTO webhook_events
+                        (message_id, event_index, type, value, trip_id, payload, outcome, content_key, ordering_key)
+                    VALUES ('m', \(index), 'trip', 'destination_arrival', \(row.trip), '{}', \(row.outcome),
+                            \("key-\(index)"), \("trip:\(row.trip)"))
+                    """,
+                    logger: Self.logger
+                )
+            }
+            var ids: [Int64] = []
+            for try await id in try await client.query("SELECT id FROM webhook_events ORDER BY id", logger: Self.logger)
+                .decode(Int64.self)
+            {
+                ids.append(id)
+            }
+            let waiting = try await PostgresRideStore(executor: client, logger: Self.logger)
+                .waitingWebhookEvents(tripID: "T-1")
+            #expect(waiting.map(\.id) == [ids[0], ids[4]])
+            #expect(waiting.map(\.outcome) == [rows[0].outcome, rows[4].outcome])
+        }
+    }
+
     @Test("a function's statements are prepared once per connection and settle on a generic plan")
     func preparedAndGeneric() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
@@ -32,6 +66,7 @@ struct StoreStatementTests {
                     #expect(try await store.markLegCompleted(id: UUID()) == false)
                     try await store.recordArrival(legID: UUID(), at: Date())
                     try await store.setWebhookOutcome(eventID: -1, outcome: "ignored")
+                    #expect(try await store.waitingWebhookEvents(tripID: "no-such-trip").isEmpty)
                 }
                 let rows = try await connection.query(
                     """
@@ -51,7 +86,8 @@ struct StoreStatementTests {
                     "functions_store_advance_v1", "functions_store_driver_device_v1", "functions_store_legs_of_order_v1",
                     "functions_store_legs_of_trip_v1", "functions_store_locked_order_v1",
                     "functions_store_mark_leg_completed_v1", "functions_store_move_v1", "functions_store_order_v1",
-                    "functions_store_record_arrival_v1", "functions_store_webhook_outcome_v1",
+                    "functions_store_record_arrival_v1", "functions_store_waiting_webhook_events_v1",
+                    "functions_store_webhook_outcome_v1",
                 ]
             )
             for (name, plan) in plans {
