@@ -293,10 +293,8 @@ struct OnTripWebhookTests {
         #expect(await world.store.webhookOutcome(eventID: 3) == "ignored: \(type)/\(value) is not handled")
     }
 
-    @Test("an arrival before its leg is recorded waits and is applied once the leg exists; one that never finds it gives up")
-    func arrivalBeforeTheLeg() async throws {
-        let world = World()
-        await world.stage(.pickingUp)
+    /// `onTripWebhook` with replays: `ReplayWebhookEvent` on in-memory timers whose clock starts with the store's.
+    func replaying(_ world: World) async -> (OnTripWebhook, InMemoryTimers) {
         var registry = FunctionRegistry()
         registry.register(
             ReplayWebhookEvent(tracking: world.tracking, stores: world.store.factory, tariff: Self.tariff, timers: world.timers)
@@ -306,6 +304,14 @@ struct OnTripWebhookTests {
         let function = OnTripWebhook(
             tracking: world.tracking, stores: world.store.factory, tariff: Self.tariff, timers: world.timers
         )
+        return (function, timers)
+    }
+
+    @Test("an arrival before its leg is recorded waits and is applied once the leg exists; one that never finds it gives up")
+    func arrivalBeforeTheLeg() async throws {
+        let world = World()
+        await world.stage(.pickingUp)
+        let (function, timers) = await self.replaying(world)
         let arrival = self.tripEvent(1, "destination_arrival", trip: "T-1")
         await world.store.addWebhookEvent(arrival)
         try await world.store.run(function, makeCreateChange(arrival), context: .testing(eventID: 1))
@@ -335,15 +341,7 @@ struct OnTripWebhookTests {
     func arrivalReplayedWhenTheLegIsRecorded() async throws {
         let world = World()
         await world.stage(.accepted)
-        var registry = FunctionRegistry()
-        registry.register(
-            ReplayWebhookEvent(tracking: world.tracking, stores: world.store.factory, tariff: Self.tariff, timers: world.timers)
-        )
-        let timers = InMemoryTimers(registry: registry, now: await world.store.now, logger: Logger(label: "t"))
-        await world.timers.connect(timers)
-        let function = OnTripWebhook(
-            tracking: world.tracking, stores: world.store.factory, tariff: Self.tariff, timers: world.timers
-        )
+        let (function, timers) = await self.replaying(world)
         // The fake's first trip: the one the accept below creates.
         let arrival = self.tripEvent(1, "destination_arrival", trip: "trip-0001")
         await world.store.addWebhookEvent(arrival)
