@@ -21,14 +21,19 @@ enum RuntimeHarness {
         _ body: @Sendable (PostgresClient, PostgresClient.Configuration) async throws -> T
     ) async throws -> T {
         try await TestDatabase.shared.withDatabase { client, configuration in
-            try await TriggerRuntime.prepare(
-                client: client,
-                registry: registry,
-                migrations: [Migration(group: "test", name: "0001_items", statements: [itemsTable])],
-                logger: logger
-            )
+            try await Self.prepare(client, registry: registry, logger: logger)
             return try await body(client, configuration)
         }
+    }
+
+    /// The runtime's schema, the `items` table and the registry's triggers, on `client`'s database.
+    private static func prepare(_ client: PostgresClient, registry: FunctionRegistry, logger: Logger) async throws {
+        try await TriggerRuntime.prepare(
+            client: client,
+            registry: registry,
+            migrations: [Migration(group: "test", name: "0001_items", statements: [itemsTable])],
+            logger: logger
+        )
     }
 
     /// ``withPreparedDatabase(registry:logger:_:)`` on a server of its own, stopped afterwards: for a test of what
@@ -48,12 +53,7 @@ enum RuntimeHarness {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            try await TriggerRuntime.prepare(
-                client: client,
-                registry: registry,
-                migrations: [Migration(group: "test", name: "0001_items", statements: [itemsTable])],
-                logger: logger
-            )
+            try await Self.prepare(client, registry: registry, logger: logger)
             return try await body(client, configuration)
         }
     }
