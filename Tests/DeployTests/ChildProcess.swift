@@ -16,15 +16,14 @@ final class ChildProcess: @unchecked Sendable {
     private let process = Process()
     private let lock = NSLock()
     private var lines: [String] = []
-    private var pending = Data()
+    private var stdoutLines = LineSplitter()
     private var waiters: [(id: Int, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
     private var nextWaiter = 0
     private var ended = false
     /// The last 30 lines of standard error when standard output is the one read.
     private var logTail: [String] = []
-    /// Signalled when standard error ends, in that case.
-    private let logsEnded = DispatchSemaphore(value: 0)
-    private let readsLogs: Bool
+    /// Signalled when standard error ends, when standard output is the one read (nil otherwise).
+    private let logsEnded: DispatchSemaphore?
     private let exit: ProcessExit
 
     /// Starts `executable` with `arguments`, the environment `environment` added to this process's; its standard
@@ -37,7 +36,6 @@ final class ChildProcess: @unchecked Sendable {
         readingStandardOutput: Bool = false
     ) throws {
         self.name = name
-        self.readsLogs = readingStandardOutput
         self.process.executableURL = try Self.locate(executable)
         self.process.arguments = arguments
         self.process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -45,6 +43,7 @@ final class ChildProcess: @unchecked Sendable {
         // Reading the printed lines, the logs still say why a command exited early (the 46th session's CI saw
         // `simulate` exit before its "own stack:" line, with nothing to say why): their last lines are kept.
         let logs = readingStandardOutput ? Pipe() : nil
+        self.logsEnded = logs == nil ? nil : DispatchSemaphore(value: 0)
         if let logs {
             self.process.standardOutput = errors
             self.process.standardError = logs
@@ -67,22 +66,19 @@ final class ChildProcess: @unchecked Sendable {
         if let logs {
             let reader = logs.fileHandleForReading
             Thread.detachNewThread { [weak self] in
-                var pending = Data()
+                var splitter = LineSplitter()
                 while true {
                     let data = reader.availableData
-                    if data.isEmpty {
-                        self?.logsEnded.signal()
-                        return
-                    }
-                    pending.append(data)
-                    guard let end = pending.lastIndex(of: UInt8(ascii: "\n")) else { continue }
-                    let lines = String(decoding: pending[pending.startIndex..<end], as: UTF8.self)
-                        .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                    pending = Data(pending[pending.index(after: end)...])
+                    // At the end, a last line without a newline (a crash's message can be one) is kept too.
+                    let lines = data.isEmpty ? splitter.finish() : splitter.append(data)
                     guard let self else { return }
                     self.lock.withLock {
                         self.logTail.append(contentsOf: lines)
                         if self.logTail.count > 30 { self.logTail.removeFirst(self.logTail.count - 30) }
+                    }
+                    if data.isEmpty {
+                        self.logsEnded?.signal()
+                        return
                     }
                 }
             }
@@ -95,27 +91,23 @@ final class ChildProcess: @unchecked Sendable {
         var ready: [CheckedContinuation<String?, Never>] = []
         var results: [String?] = []
         self.lock.lock()
+        for line in data.isEmpty ? self.stdoutLines.finish() : self.stdoutLines.append(data) {
+            self.lines.append(line)
+            var remaining: [(id: Int, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
+            for waiter in self.waiters {
+                if waiter.predicate(line) {
+                    ready.append(waiter.continuation)
+                    results.append(line)
+                } else {
+                    remaining.append(waiter)
+                }
+            }
+            self.waiters = remaining
+        }
         if data.isEmpty {
             self.ended = true
             for waiter in self.waiters { ready.append(waiter.continuation); results.append(nil) }
             self.waiters = []
-        } else {
-            self.pending.append(data)
-            while let newline = self.pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: self.pending[self.pending.startIndex..<newline], as: UTF8.self)
-                self.pending = Data(self.pending[self.pending.index(after: newline)...])
-                self.lines.append(line)
-                var remaining: [(id: Int, predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = []
-                for waiter in self.waiters {
-                    if waiter.predicate(line) {
-                        ready.append(waiter.continuation)
-                        results.append(line)
-                    } else {
-                        remaining.append(waiter)
-                    }
-                }
-                self.waiters = remaining
-            }
         }
         self.lock.unlock()
         for (continuation, result) in zip(ready, results) { continuation.resume(returning: result) }
@@ -125,7 +117,7 @@ final class ChildProcess: @unchecked Sendable {
     private var recent: String {
         // A command that exited closes both outputs: give the logs' reader a moment to take their last lines (a
         // failure's message only; the wait ends early when they end, and a grandchild holding them open costs 2 s).
-        if self.readsLogs, self.logsEnded.wait(timeout: .now() + 2) == .success { self.logsEnded.signal() }
+        if let logsEnded = self.logsEnded, logsEnded.wait(timeout: .now() + 2) == .success { logsEnded.signal() }
         let (lines, logs) = self.lock.withLock { (self.lines.suffix(30), self.logTail) }
         let output = lines.joined(separator: "\n")
         return logs.isEmpty ? output : output + "\n--- its standard error's last lines:\n" + logs.joined(separator: "\n")
@@ -261,5 +253,27 @@ final class ChildProcess: @unchecked Sendable {
     static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
+    }
+}
+
+/// Splits a stream of bytes into lines; the one splitter of both outputs' readers.
+struct LineSplitter {
+    private var pending = Data()
+
+    /// The complete lines `data` ends, without their newlines.
+    mutating func append(_ data: Data) -> [String] {
+        self.pending.append(data)
+        var lines: [String] = []
+        while let newline = self.pending.firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(String(decoding: self.pending[self.pending.startIndex..<newline], as: UTF8.self))
+            self.pending.removeSubrange(...newline)
+        }
+        return lines
+    }
+
+    /// At the end of the stream: the last line when it had no newline.
+    mutating func finish() -> [String] {
+        defer { self.pending = Data() }
+        return self.pending.isEmpty ? [] : [String(decoding: self.pending, as: UTF8.self)]
     }
 }
