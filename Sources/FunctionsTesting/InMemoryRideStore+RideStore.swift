@@ -201,7 +201,11 @@ extension InMemoryRideStore {
         return waiting.sorted { ($0.1, $0.0.uuidString) < ($1.1, $1.0.uuidString) }.prefix(limit).map(\.0)
     }
 
-    public func webhookEvent(id: Int64) async throws -> WebhookEventRow? { self.state.webhookEvents[id] }
+    public func webhookEvent(id: Int64) async throws -> WebhookEventRow? {
+        guard var event = self.state.webhookEvents[id] else { return nil }
+        event.outcome = self.state.outcomes[id] ?? event.outcome
+        return event
+    }
 
     /// The twin knows no creation or completion times of legs: an active leg is overdue once its trip's estimated
     /// arrival is more than `margin` before the store's clock (a trip without an estimate at once), and a completed

@@ -375,12 +375,53 @@ struct OnTripWebhookTests {
         #expect(await timers.pendingTimers.isEmpty)
     }
 
+    @Test("a replay set before the event was applied (read while another replay ran) skips it: the outcome stays applied")
+    func staleReplaySkipsAHandledEvent() async throws {
+        let world = World()
+        await world.stage(.pickingUp)
+        let (function, timers) = await self.replaying(world)
+        let arrival = self.tripEvent(1, "destination_arrival", trip: "T-1")
+        await world.store.addWebhookEvent(arrival)
+        try await world.store.run(function, makeCreateChange(arrival), context: .testing(eventID: 1))
+        await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip())
+        try await timers.advance(by: .seconds(1))
+        #expect(await world.store.webhookOutcome(eventID: 1) == "applied: PICKING_UP -> REACHED_PICKUP")
+
+        // The replay the leg's transaction set from the waiting outcome it read before the first replay committed.
+        let replay = ReplayWebhookEvent(
+            tracking: world.tracking, stores: world.store.factory, tariff: Self.tariff, timers: world.timers
+        )
+        let stale = TimerFiring(
+            documentKey: "T-1", key: "event-1", dueAt: await timers.now,
+            payload: ReplayWebhookEvent.Payload(eventID: 1, attempt: 1)
+        )
+        try await replay.fire(stale, context: .testing())
+        #expect(await world.store.webhookOutcome(eventID: 1) == "applied: PICKING_UP -> REACHED_PICKUP")
+        #expect(await world.status() == .reachedPickup)
+
+        // An event not handled yet (or with an outcome this release does not know) is handled: never lost.
+        let unknown = self.tripEvent(2, "destination_arrival", trip: "T-1")
+        await world.store.addWebhookEvent(unknown)
+        try await world.store.setWebhookOutcome(eventID: 2, outcome: "pending: a format of another release")
+        try await replay.fire(
+            TimerFiring(
+                documentKey: "T-1", key: "event-2", dueAt: await timers.now,
+                payload: ReplayWebhookEvent.Payload(eventID: 2, attempt: 1)
+            ),
+            context: .testing()
+        )
+        #expect(await world.store.webhookOutcome(eventID: 2) == "ignored: order is REACHED_PICKUP, not PICKING_UP")
+    }
+
     @Test("a waiting outcome names its replay; no other outcome does")
     func replayNamed() {
         #expect(OnTripWebhook.replay(named: "waiting: unknown trip (replay 3 in 4 s)") == 3)
         #expect(OnTripWebhook.replay(named: "waiting: unknown trip (replay 12 in 60 s)") == 12)
         #expect(OnTripWebhook.replay(named: "applied: PICKING_UP -> REACHED_PICKUP") == nil)
         #expect(OnTripWebhook.replay(named: "waiting: unknown trip") == nil)
+        #expect(OnTripWebhook.isFinal("applied: PICKING_UP -> REACHED_PICKUP"))
+        #expect(OnTripWebhook.isFinal(OnTripWebhook.unhandledOutcome(type: "battery", value: "low")))
+        #expect(!OnTripWebhook.isFinal("waiting: unknown trip (replay 3 in 4 s)"))
     }
 
     @Test("a store failure rolls the whole event back; the retry applies it once")

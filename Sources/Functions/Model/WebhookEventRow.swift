@@ -27,6 +27,9 @@ public struct WebhookEventRow: Sendable, Hashable, Codable {
     public var recordedAt: Date?
     /// A `completed` trip event's summary.
     public var summary: LegSummary?
+    /// What handling it recorded so far (`applied: …`, `ignored: …`, or waiting for its leg with a replay set); `nil`
+    /// before it is handled.
+    public var outcome: String?
 
     /// Creates an inbox row.
     public init(
@@ -40,7 +43,8 @@ public struct WebhookEventRow: Sendable, Hashable, Codable {
         latitude: Double? = nil,
         longitude: Double? = nil,
         recordedAt: Date? = nil,
-        summary: LegSummary? = nil
+        summary: LegSummary? = nil,
+        outcome: String? = nil
     ) {
         self.id = id
         self.messageID = messageID
@@ -53,10 +57,11 @@ public struct WebhookEventRow: Sendable, Hashable, Codable {
         self.longitude = longitude
         self.recordedAt = recordedAt
         self.summary = summary
+        self.outcome = outcome
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, type, value, latitude, longitude, summary
+        case id, type, value, latitude, longitude, summary, outcome
         case messageID = "message_id"
         case eventIndex = "event_index"
         case deviceID = "device_id"

@@ -37,10 +37,14 @@ struct StoreStatementTests {
             {
                 ids.append(id)
             }
-            let waiting = try await PostgresRideStore(executor: client, logger: Self.logger)
-                .waitingWebhookEvents(tripID: "T-1")
+            let store = PostgresRideStore(executor: client, logger: Self.logger)
+            let waiting = try await store.waitingWebhookEvents(tripID: "T-1")
             #expect(waiting.map(\.id) == [ids[0], ids[4]])
             #expect(waiting.map(\.outcome) == [rows[0].outcome, rows[4].outcome])
+            // An event as a replay reads it carries its outcome (a replay of one already handled does nothing).
+            for (index, id) in ids.enumerated() {
+                #expect(try await store.webhookEvent(id: id)?.outcome == rows[index].outcome)
+            }
         }
     }
 
