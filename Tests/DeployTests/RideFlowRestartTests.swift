@@ -55,7 +55,7 @@ struct RideFlowRestartTests {
                         group.addTask {
                             try await Self.ride(
                                 index, api: client, accounts: stack.sms.accounts(client), emulator: stack.hyperTrack,
-                                secret: secret
+                                secret: secret, database: stack
                             )
                         }
                         started += 1
@@ -79,6 +79,9 @@ struct RideFlowRestartTests {
             try await RideAudit.drained(stack)
             try await RideAudit.exactlyOnce(stack)
             try await RideAudit.oneTripPerLeg(stack, rides: rides)
+            // The stuck ride's report reads the database without an error (its SQL is only run on a failure).
+            let report = await Self.state(of: try #require(rides.first).order, in: stack)
+            #expect(report.contains("\"status\": \"COMPLETED\"") && !report.contains("not read"), "\(report)")
             // Both generations of workers did part of the work.
             let owners = Set(try await stack.rows("SELECT DISTINCT lease_owner FROM trigger_runtime.done", as: String.self))
             #expect(owners.contains { $0.hasSuffix("b") } && owners.contains { !$0.hasSuffix("b") }, "owners: \(owners)")
@@ -94,7 +97,8 @@ struct RideFlowRestartTests {
         api: StackAPI,
         accounts: SignInFlow,
         emulator: HyperTrackEmulator,
-        secret: String
+        secret: String,
+        database: Stack
     ) async throws -> Ride {
         let latitude = 50.0 + Double(index) * 0.1
         let longitude = 10.0
@@ -122,11 +126,16 @@ struct RideFlowRestartTests {
         }
         try await api.expect(200, .POST, "/v1/orders/\(order)/accept", token: driverToken)
         let status = { try await api.expect(200, .GET, "/v1/orders/\(order)", token: riderToken) }
-        try await Self.poll("order \(index) REACHED_PICKUP") { try await status()["status"] == "REACHED_PICKUP" }
+        let state = { await Self.state(of: order, in: database) }
+        try await Self.poll("order \(index) REACHED_PICKUP", state: state) {
+            try await status()["status"] == "REACHED_PICKUP"
+        }
         try await api.expect(200, .POST, "/v1/orders/\(order)/start", token: driverToken)
-        try await Self.poll("order \(index) REACHED_DROPOFF") { try await status()["status"] == "REACHED_DROPOFF" }
+        try await Self.poll("order \(index) REACHED_DROPOFF", state: state) {
+            try await status()["status"] == "REACHED_DROPOFF"
+        }
         try await api.expect(200, .POST, "/v1/orders/\(order)/complete", token: driverToken)
-        try await Self.poll("order \(index) COMPLETED with its fare") {
+        try await Self.poll("order \(index) COMPLETED with its fare", state: state) {
             let view = try await status()
             return view["status"] == "COMPLETED" && view["summary"]["fare"] != .null
         }
@@ -134,13 +143,70 @@ struct RideFlowRestartTests {
         return Ride(index: index, order: order, device: device, users: users)
     }
 
-    /// Polls the API (another process: there is no event to await) until `condition` holds, for at most 60 s.
-    static func poll(_ what: String, _ condition: () async throws -> Bool) async throws {
+    /// Polls the API (another process: there is no event to await) until `condition` holds, for at most 60 s; a
+    /// failure says what `state` reads then.
+    static func poll(
+        _ what: String,
+        state: (() async -> String)? = nil,
+        _ condition: () async throws -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw ChildProcess.Failure(description: "stuck: \(what)") }
+            guard ContinuousClock.now < deadline else {
+                let details = await state?() ?? ""
+                throw ChildProcess.Failure(description: "stuck: \(what)" + (details.isEmpty ? "" : "\n" + details))
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
+    }
+
+    /// What the database holds about a ride's order, for a stuck ride's failure: the order, its legs (without
+    /// routes), its trips' inbox events with their outcomes, and the deliveries and timers not done. The 46th and
+    /// 47th sessions saw "stuck: order … REACHED_DROPOFF" with nothing to say why, and added this by hand.
+    static func state(of order: String, in database: Stack) async -> String {
+        let trips = "SELECT trip_id FROM order_legs WHERE order_id = '\(order)'"
+        let sections: [(String, String)] = [
+            ("order", "SELECT (to_jsonb(o) - 'summary')::text FROM orders o WHERE o.id = '\(order)'"),
+            (
+                "legs",
+                """
+                SELECT (to_jsonb(l) - 'route' - 'estimate_route')::text FROM order_legs l
+                WHERE l.order_id = '\(order)' ORDER BY l.created_at
+                """
+            ),
+            (
+                "its trips' inbox events",
+                """
+                SELECT concat_ws(' | ', e.id, e.type, e.value, e.trip_id, e.outcome) FROM webhook_events e
+                WHERE e.trip_id IN (\(trips)) ORDER BY e.id
+                """
+            ),
+            (
+                "deliveries not done (the first 30)",
+                """
+                SELECT concat_ws(' | ', d.id, d.function_name, d.document_key, d.status, d.attempt, d.run_after,
+                                 d.lease_owner, d.last_error)
+                FROM trigger_runtime.deliveries d ORDER BY d.id LIMIT 30
+                """
+            ),
+            (
+                "timers (the first 30 due)",
+                """
+                SELECT concat_ws(' | ', t.function_name, t.document_key, t.timer_key, t.due_at)
+                FROM trigger_runtime.timers t ORDER BY t.due_at LIMIT 30
+                """
+            ),
+        ]
+        var text = "--- the database at that moment:"
+        for (title, sql) in sections {
+            do {
+                let rows = try await database.rows(sql, as: String.self)
+                text += "\n\(title):" + (rows.isEmpty ? " none" : rows.map { "\n  " + $0 }.joined())
+            } catch {
+                text += "\n\(title): not read (\(error))"
+            }
+        }
+        return text
     }
 
     static func string(_ value: JSONValue, _ what: String) throws -> String {
