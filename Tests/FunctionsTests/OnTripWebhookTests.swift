@@ -307,14 +307,20 @@ struct OnTripWebhookTests {
         return (function, timers)
     }
 
-    @Test("an arrival before its leg is recorded waits and is applied once the leg exists; one that never finds it gives up")
-    func arrivalBeforeTheLeg() async throws {
+    /// A world at `stage` with replays, and an arrival (event 1, for trip `trip`) delivered before its leg exists.
+    func arrivalWaiting(at stage: OrderStatus, trip: String) async throws -> (World, OnTripWebhook, InMemoryTimers) {
         let world = World()
-        await world.stage(.pickingUp)
+        await world.stage(stage)
         let (function, timers) = await self.replaying(world)
-        let arrival = self.tripEvent(1, "destination_arrival", trip: "T-1")
+        let arrival = self.tripEvent(1, "destination_arrival", trip: trip)
         await world.store.addWebhookEvent(arrival)
         try await world.store.run(function, makeCreateChange(arrival), context: .testing(eventID: 1))
+        return (world, function, timers)
+    }
+
+    @Test("an arrival before its leg is recorded waits and is applied once the leg exists; one that never finds it gives up")
+    func arrivalBeforeTheLeg() async throws {
+        let (world, function, timers) = try await self.arrivalWaiting(at: .pickingUp, trip: "T-1")
         #expect(await world.store.webhookOutcome(eventID: 1) == "waiting: unknown trip (replay 1 in 1 s)")
         #expect(await world.status() == .pickingUp)
         try await timers.advance(by: .seconds(1))
@@ -339,13 +345,8 @@ struct OnTripWebhookTests {
         "an arrival before its leg is replayed as soon as the transaction recording the leg commits, not at its next step"
     )
     func arrivalReplayedWhenTheLegIsRecorded() async throws {
-        let world = World()
-        await world.stage(.accepted)
-        let (function, timers) = await self.replaying(world)
         // The fake's first trip: the one the accept below creates.
-        let arrival = self.tripEvent(1, "destination_arrival", trip: "trip-0001")
-        await world.store.addWebhookEvent(arrival)
-        try await world.store.run(function, makeCreateChange(arrival), context: .testing(eventID: 1))
+        let (world, _, timers) = try await self.arrivalWaiting(at: .accepted, trip: "trip-0001")
         try await timers.advance(by: .seconds(1))
         #expect(await world.store.webhookOutcome(eventID: 1) == "waiting: unknown trip (replay 2 in 2 s)")
 
@@ -377,12 +378,7 @@ struct OnTripWebhookTests {
 
     @Test("a replay set before the event was applied (read while another replay ran) skips it: the outcome stays applied")
     func staleReplaySkipsAHandledEvent() async throws {
-        let world = World()
-        await world.stage(.pickingUp)
-        let (function, timers) = await self.replaying(world)
-        let arrival = self.tripEvent(1, "destination_arrival", trip: "T-1")
-        await world.store.addWebhookEvent(arrival)
-        try await world.store.run(function, makeCreateChange(arrival), context: .testing(eventID: 1))
+        let (world, _, timers) = try await self.arrivalWaiting(at: .pickingUp, trip: "T-1")
         await world.store.addLeg(orderID: world.orderID, kind: .pickup, trip: world.trip())
         try await timers.advance(by: .seconds(1))
         #expect(await world.store.webhookOutcome(eventID: 1) == "applied: PICKING_UP -> REACHED_PICKUP")
