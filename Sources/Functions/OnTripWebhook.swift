@@ -56,8 +56,15 @@ public struct OnTripWebhook: TriggerFunction {
     public static func unhandledOutcome(type: String, value: String?) -> String {
         "ignored: \(type)\(value.map { "/\($0)" } ?? "") is not handled"
     }
-    /// Reads a trip when a `completed` event carries no summary: survives an hour of HyperTrack outage.
-    public static var options: FunctionOptions { .hyperTrackCalls }
+    /// Reads a trip when a `completed` event carries no summary: survives an hour of HyperTrack outage. Elevated
+    /// priority: an arrival is the rider's "your driver is here", and issue 19 asks it within a second of the
+    /// webhook; behind the dispatch functions (`.high`), whose offers slowed by a third when arrivals shared their
+    /// tier (BENCHMARKS.md, 48th and 49th sessions).
+    public static var options: FunctionOptions {
+        var options = FunctionOptions.hyperTrackCalls
+        options.priority = .elevated
+        return options
+    }
 
     /// How long an event for an unknown trip keeps waiting for its leg.
     public static let waitingWindow: Duration = .seconds(600)
@@ -287,8 +294,8 @@ public struct ReplayWebhookEvent: TimerFunction {
 
     /// The persisted name.
     public static let name: FunctionName = "replayWebhookEvent"
-    /// As ``OnTripWebhook``.
-    public static var options: FunctionOptions { .hyperTrackCalls }
+    /// As ``OnTripWebhook`` (an arrival that waited for its leg is replayed in the arrivals' tier).
+    public static var options: FunctionOptions { OnTripWebhook.options }
 
     private let handler: OnTripWebhook
     private let stores: RideStoreFactory

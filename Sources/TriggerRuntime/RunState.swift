@@ -9,12 +9,16 @@ final class RunState: Sendable {
         var inFlight: [Int64: Delivery] = [:]
         /// Deliveries of `inFlight` whose transaction ran its handlers and is committing (see `unheld`).
         var committing: Set<Int64> = []
-        /// Claimed deliveries no lane has taken yet, in claim order.
-        var queue = Deque<(delivery: Delivery, queuedAt: ContinuousClock.Instant)>()
-        /// The same for high-priority functions' deliveries, which lanes take first.
-        var urgentQueue = Deque<(delivery: Delivery, queuedAt: ContinuousClock.Instant)>()
-        /// High-priority deliveries taken in a row while others waited (see `urgentRun`).
-        var urgentStreak = 0
+        /// Claimed deliveries no lane has taken yet, in claim order, one queue per priority tier
+        /// (`FunctionOptions.Priority.tier`: the first is taken first).
+        var queues = Array(
+            repeating: Deque<(delivery: Delivery, queuedAt: ContinuousClock.Instant)>(),
+            count: FunctionOptions.Priority.tiers
+        )
+        /// Each tier's deliveries taken in a row while a later tier's waited (see `urgentRun`).
+        var streaks = Array(repeating: 0, count: FunctionOptions.Priority.tiers)
+
+        var queuedCount: Int { self.queues.reduce(0) { $0 + $1.count } }
         /// When the last lane started.
         var laneStarted = ContinuousClock.now
         /// Lanes (transaction loops) running.
@@ -30,22 +34,26 @@ final class RunState: Sendable {
         var rateAt = ContinuousClock.now
     }
     private let state = Mutex(State())
-    /// The functions whose deliveries go first (`FunctionOptions.Priority.high`).
-    let urgent: Set<FunctionName>
+    /// The tier of each function whose deliveries go ahead of the others (`FunctionOptions.Priority`); a
+    /// function not named is `.normal`.
+    let tiers: [FunctionName: Int]
     /// Rung by notifications, finished handlers, a short queue, reconnects and shutdown.
     let doorbell = Doorbell()
     /// Over how long `completionRate` averages.
     static let rateWindow = 0.1
-    /// How many high-priority deliveries lanes take in a row while others are queued before they take one of the
-    /// others: urgent work goes first, but never all of it (see `FunctionOptions.Priority`).
+    /// How many deliveries of a tier lanes take in a row while a later tier's are queued before they take one of
+    /// the later: urgent work goes first, but never all of it (see `FunctionOptions.Priority`).
     static let urgentRun = 3
 
-    init(urgent: Set<FunctionName> = []) {
-        self.urgent = urgent
+    init(priorities: [FunctionName: FunctionOptions.Priority] = [:]) {
+        self.tiers = priorities.filter { $0.value != .normal }.mapValues(\.tier)
     }
 
-    /// Whether the delivery's function goes first.
-    func isUrgent(_ delivery: Delivery) -> Bool { self.urgent.contains(delivery.function) }
+    /// The function's tier (`FunctionOptions.Priority.tier`).
+    func tier(of function: FunctionName) -> Int { self.tiers[function] ?? FunctionOptions.Priority.normal.tier }
+
+    /// Whether the delivery's function goes ahead of the normal ones (its transaction commits after it).
+    func isUrgent(_ delivery: Delivery) -> Bool { self.tiers[delivery.function] != nil }
 
     /// When the queue is this short and the last claim was full, a lane taking from it rings the doorbell so the
     /// dispatcher claims more. (After a claim that was not full, notifications say when more is due.)
@@ -70,7 +78,7 @@ final class RunState: Sendable {
 
     var inFlightCount: Int { self.state.withLock { $0.inFlight.count } }
     var inFlight: [Delivery] { self.state.withLock { Array($0.inFlight.values) } }
-    var queuedCount: Int { self.state.withLock { $0.queue.count + $0.urgentQueue.count } }
+    var queuedCount: Int { self.state.withLock { $0.queuedCount } }
     var laneCount: Int { self.state.withLock { $0.lanes } }
     /// Graceful shutdown began: claim nothing more.
     var isDraining: Bool { self.state.withLock { $0.draining } }
@@ -85,11 +93,7 @@ final class RunState: Sendable {
             state.backlogged = full
             for delivery in deliveries {
                 state.inFlight[delivery.id] = delivery
-                if self.urgent.contains(delivery.function) {
-                    state.urgentQueue.append((delivery, now))
-                } else {
-                    state.queue.append((delivery, now))
-                }
+                state.queues[self.tier(of: delivery.function)].append((delivery, now))
             }
         }
     }
@@ -104,7 +108,7 @@ final class RunState: Sendable {
     func startLaneIfBehind(maximumLanes: Int, delay: Duration) -> (start: Bool, due: Duration?) {
         let now = ContinuousClock.now
         return self.state.withLock { state in
-            let oldest = [state.urgentQueue.first?.queuedAt, state.queue.first?.queuedAt].compactMap { $0 }.min()
+            let oldest = state.queues.compactMap { $0.first?.queuedAt }.min()
             guard !state.draining, state.lanes < maximumLanes, let oldest else {
                 return (false, nil)
             }
@@ -119,16 +123,21 @@ final class RunState: Sendable {
         }
     }
 
-    /// The next queued delivery for a lane, or `nil` (nothing queued, or draining): a high-priority one first,
-    /// except that after `urgentRun` of them in a row one of the others goes if any waits.
+    /// The next queued delivery for a lane, or `nil` (nothing queued, or draining): one of the first tier that has
+    /// any, except that after `urgentRun` of a tier in a row one of a later tier goes if any waits (by the same
+    /// rule among the later tiers). Taking a tier's delivery starts the earlier tiers' runs anew.
     func next() -> Delivery? {
         let (delivery, short) = self.state.withLock { state -> (Delivery?, Bool) in
             guard !state.draining else { return (nil, false) }
-            let takeUrgent = !state.urgentQueue.isEmpty && (state.queue.isEmpty || state.urgentStreak < Self.urgentRun)
-            let taken = takeUrgent ? state.urgentQueue.popFirst() : state.queue.popFirst()
-            guard let delivery = taken?.delivery else { return (nil, false) }
-            state.urgentStreak = takeUrgent && !state.queue.isEmpty ? state.urgentStreak + 1 : 0
-            return (delivery, state.backlogged && state.queue.count + state.urgentQueue.count < state.lowWater)
+            for tier in state.queues.indices where !state.queues[tier].isEmpty {
+                let laterWaiting = state.queues[(tier + 1)...].contains { !$0.isEmpty }
+                guard !laterWaiting || state.streaks[tier] < Self.urgentRun else { continue }
+                let delivery = state.queues[tier].removeFirst().delivery
+                state.streaks[tier] = laterWaiting ? state.streaks[tier] + 1 : 0
+                for earlier in 0..<tier { state.streaks[earlier] = 0 }
+                return (delivery, state.backlogged && state.queuedCount < state.lowWater)
+            }
+            return (nil, false)
         }
         if short { self.doorbell.ring() }
         return delivery
@@ -138,7 +147,7 @@ final class RunState: Sendable {
     /// the lane must go on.
     func endLane() -> Bool {
         self.state.withLock { state in
-            if !state.draining && !(state.queue.isEmpty && state.urgentQueue.isEmpty) { return false }
+            if !state.draining && state.queuedCount > 0 { return false }
             state.lanes -= 1
             return true
         }
@@ -147,9 +156,8 @@ final class RunState: Sendable {
     /// Takes every queued delivery out (shutdown): the caller hands them back.
     func takeQueued() -> [Delivery] {
         self.state.withLock { state in
-            let queued = state.urgentQueue.map(\.delivery) + state.queue.map(\.delivery)
-            state.urgentQueue.removeAll()
-            state.queue.removeAll()
+            let queued = state.queues.flatMap { $0.map(\.delivery) }
+            for tier in state.queues.indices { state.queues[tier].removeAll() }
             return queued
         }
     }

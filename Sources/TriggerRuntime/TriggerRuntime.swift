@@ -76,7 +76,10 @@ public struct TriggerRuntime: Service {
     public func run() async throws {
         try self.configuration.validate()
         let state = RunState(
-            urgent: Set(self.registry.functions.filter { $0.options.priority == .high }.map(\.name))
+            priorities: Dictionary(
+                self.registry.functions.map { ($0.name, $0.options.priority) },
+                uniquingKeysWith: { first, _ in first }
+            )
         )
         let functions = self.registry.functions.map(\.name)
         self.logger.info(
@@ -198,35 +201,34 @@ extension TriggerRuntime {
         let finalClaim = await self.isSettled(wakefulness, now: now)
         do {
             let limit = min(configuration.batchSize, room)
-            // High-priority functions first (see `FunctionOptions.Priority`), the rest with what room is left: one
-            // claim as before where no function is urgent. A quarter of the room is kept for the others: with
-            // urgent deliveries always due they were never claimed (see `FunctionOptions.Priority`); urgent ones
-            // take that quarter too when the others leave it unused.
-            let urgent = functions.filter(state.urgent.contains)
-            let others = urgent.isEmpty ? functions : functions.filter { !state.urgent.contains($0) }
-            let kept = urgent.isEmpty || others.isEmpty ? 0 : max(1, limit / 4)
+            // Tier by tier (see `FunctionOptions.Priority`), each with what room the earlier left: one claim as
+            // before where every function has one priority. A quarter of the room left is kept for the later
+            // tiers: with urgent deliveries always due the others were never claimed (see
+            // `FunctionOptions.Priority`); a tier whose claim was full takes what the later tiers left unused.
+            let tiers = Dictionary(grouping: functions, by: state.tier(of:)).sorted { $0.key < $1.key }.map(\.value)
             var claimed: [Delivery] = []
-            if !urgent.isEmpty {
-                claimed = try await self.store.claim(
-                    limit: limit - kept,
-                    functions: urgent,
+            var full: [[FunctionName]] = []
+            for (index, tier) in tiers.enumerated() where claimed.count < limit {
+                let room = limit - claimed.count
+                let asked = index == tiers.count - 1 ? room : room - max(1, room / 4)
+                // A room of one is the later tiers'; this tier takes it if they leave it.
+                guard asked > 0 else {
+                    full.append(tier)
+                    continue
+                }
+                let got = try await self.store.claim(
+                    limit: asked,
+                    functions: tier,
                     owner: configuration.workerID,
                     lease: configuration.leaseDuration
                 )
+                claimed += got
+                if got.count == asked && index < tiers.count - 1 { full.append(tier) }
             }
-            let urgentFull = kept > 0 && claimed.count == limit - kept
-            if claimed.count < limit && !others.isEmpty {
+            for tier in full where claimed.count < limit {
                 claimed += try await self.store.claim(
                     limit: limit - claimed.count,
-                    functions: others,
-                    owner: configuration.workerID,
-                    lease: configuration.leaseDuration
-                )
-            }
-            if urgentFull && claimed.count < limit {
-                claimed += try await self.store.claim(
-                    limit: limit - claimed.count,
-                    functions: urgent,
+                    functions: tier,
                     owner: configuration.workerID,
                     lease: configuration.leaseDuration
                 )

@@ -109,6 +109,9 @@ struct ModelTests {
         )
         #expect(registry.function(named: "applyWebhookDelivery")?.trigger == .create("webhook_receipts"))
         #expect(registry.function(named: "applyWebhookDelivery")?.options.priority == .high)
+        #expect(registry.function(named: "onTripWebhook")?.options.priority == .elevated)
+        #expect(registry.function(named: "replayWebhookEvent")?.options.priority == .elevated)
+        #expect(registry.function(named: "updateOrderStatus")?.options.priority == .normal)
         #expect(registry.function(named: "dispatchRound")?.kind == .timer)
         #expect(registry.function(named: "dispatchWindow")?.kind == .timer)
         #expect(

@@ -89,6 +89,32 @@ struct DoorbellTests {
         #expect(configuration.claimAhead(completionRate: 0) == 1)
     }
 
+    @Test("lanes take the first tier with deliveries queued, and one of a later tier after three in a row")
+    func tiersInTurn() {
+        let state = RunState(priorities: ["offer": .high, "arrival": .elevated, "bookkeeping": .normal])
+        // Queued in commit order, the normal ones first.
+        let functions: [(FunctionName, Int)] = [("bookkeeping", 8), ("arrival", 12), ("offer", 24)]
+        var id: Int64 = 0
+        let deliveries = functions.flatMap { function, count in
+            (1...count).map { _ in
+                id += 1
+                return Delivery(
+                    id: id, function: function, table: "t", operation: .create, documentKey: "\(id)", before: nil,
+                    after: nil, committedAt: Date(), attempt: 1, leaseToken: UUID()
+                )
+            }
+        }
+        state.enqueue(deliveries, full: false)
+        let initials = (1...44).map { _ in state.next().map { String($0.function.rawValue.prefix(1)) } ?? "-" }
+        // Three offers, an arrival; after three arrivals so, a normal delivery; twice. With the offers gone,
+        // arrivals and the others three to one; then the others alone.
+        let cycle = "oooaoooaoooaooob"
+        #expect(initials.joined() == cycle + cycle + "aaabaaab" + "bbbb", "\(initials.joined())")
+        #expect(state.next() == nil)
+        #expect(state.queuedCount == 0)
+        #expect(state.isUrgent(deliveries[8]) && state.isUrgent(deliveries[20]) && !state.isUrgent(deliveries[0]))
+    }
+
     @Test("the completion rate adds finished deliveries and decays with time")
     func completionRate() {
         let state = RunState()

@@ -160,6 +160,37 @@ struct RunLoopTests {
         #expect(await store.commits == [1, 1, 30])
     }
 
+    @Test("an elevated function's deliveries run after the high-priority ones and before the others")
+    func elevatedBetween() async throws {
+        let store = InMemoryOutboxStore()
+        let order = LockedBox<[String]>([])
+        var registry = FunctionRegistry()
+        func record(_ function: FunctionName, _ priority: FunctionOptions.Priority, table: String) {
+            let options = FunctionOptions(priority: priority)
+            registry.register(function, on: .create(table), options: options, as: Payload.self) { change, _ in
+                order.set(order.value + ["\(function.rawValue.prefix(1))\(try #require(change.after).n)"])
+            }
+        }
+        record("bookkeeping", .normal, table: "t")
+        record("arrival", .elevated, table: "a")
+        record("offer", .high, table: "o")
+        // In commit order: the others, the arrivals, the offers last.
+        await store.emit("bookkeeping", numbered: 1...30)
+        for n in 1...2 { await store.emit("arrival", key: "trip-\(n)", after: #"{"n": \#(n)}"#) }
+        for n in 1...2 { await store.emit("offer", key: "order-\(n)", after: #"{"n": \#(n)}"#) }
+        var configuration = Self.configuration()
+        configuration.concurrency = 1
+        configuration.transactionWindow = .seconds(60)
+        let registered = registry
+        try await Self.withRuntime(store: store, registry: registered, configuration: configuration) {
+            await store.waitForDone(34)
+        }
+        #expect(Array(order.value.prefix(4)) == ["o1", "o2", "a1", "a2"], "\(order.value)")
+        #expect(Array(order.value.dropFirst(4)) == (1...30).map { "b\($0)" })
+        // Elevated deliveries commit on their own too.
+        #expect(await store.commits == [1, 1, 1, 1, 30])
+    }
+
     @Test("high-priority deliveries always due do not starve the others: those are claimed and run all the same")
     func highPriorityDoesNotStarve() async throws {
         let store = InMemoryOutboxStore()
