@@ -32,10 +32,10 @@ public struct FunctionOptions: Sendable, Hashable {
     /// deliveries commit alone too. It is for work a person waits on that must not slow the `.high` tier: in the
     /// 48th session's city run, arrivals (`onTripWebhook`) at `.high` reached `REACHED_*` at once but made the
     /// offers a third slower, since their 13,000 deliveries took the dispatch functions' lanes. Elevated instead
-    /// (49th session, three runs against two, alternated), arrival → `REACHED_*` p50 0.64-0.72 s against 12.5-16.3
-    /// s, the offer p50 360-461 ms against 344-351 ms. Tiers only choose who waits on a saturated machine: the normal tier
-    /// (`updateOrderStatus` among it) waited longer. Elevated deliveries batched like normal ones, with
-    /// `updateOrderStatus` elevated as well, took the arrivals back to 15.6 s (BENCHMARKS.md).
+    /// (49th session, three runs against two, alternated), arrival → `REACHED_*` p50 0.64-0.72 s against
+    /// 12.5-16.3 s, the offer p50 360-461 ms against 344-351 ms. Tiers only choose who waits on a saturated
+    /// machine: the normal tier (`updateOrderStatus` among it) waited longer. Elevated deliveries batched like
+    /// normal ones, with `updateOrderStatus` elevated as well, took the arrivals back to 15.6 s (BENCHMARKS.md).
     public enum Priority: Sendable, Hashable, CaseIterable {
         case normal
         case elevated
@@ -51,7 +51,7 @@ public struct FunctionOptions: Sendable, Hashable {
         }
 
         /// How many tiers there are.
-        static let tiers = 3
+        static var tiers: Int { Self.allCases.count }
     }
 
     /// Creates options; every parameter has the documented default.

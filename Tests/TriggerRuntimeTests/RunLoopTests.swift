@@ -134,61 +134,49 @@ struct RunLoopTests {
 
     @Test("a high-priority function's deliveries run before the others already due, each committed on its own")
     func highPriorityFirst() async throws {
-        let store = InMemoryOutboxStore()
-        let order = LockedBox<[String]>([])
-        var registry = FunctionRegistry()
-        registry.register("bookkeeping", on: .create("t"), as: Payload.self) { change, _ in
-            order.set(order.value + ["b\(try #require(change.after).n)"])
-        }
-        registry.register("offer", on: .create("o"), options: FunctionOptions(priority: .high), as: Payload.self) {
-            change, _ in
-            order.set(order.value + ["o\(try #require(change.after).n)"])
-        }
-        // Committed last, behind 30 others: in commit order they would run last.
-        await store.emit("bookkeeping", numbered: 1...30)
-        for n in 1...2 { await store.emit("offer", key: "order-\(n)", after: #"{"n": \#(n)}"#) }
-        var configuration = Self.configuration()
-        configuration.concurrency = 1
-        configuration.transactionWindow = .seconds(60)
-        let registered = registry
-        try await Self.withRuntime(store: store, registry: registered, configuration: configuration) {
-            await store.waitForDone(32)
-        }
-        #expect(Array(order.value.prefix(2)) == ["o1", "o2"], "\(order.value)")
-        #expect(Array(order.value.dropFirst(2)) == (1...30).map { "b\($0)" })
+        let (order, commits) = try await Self.prioritiesRun([("bookkeeping", .normal, 30), ("offer", .high, 2)])
+        #expect(Array(order.prefix(2)) == ["o1", "o2"], "\(order)")
+        #expect(Array(order.dropFirst(2)) == (1...30).map { "b\($0)" })
         // Each urgent delivery commits as soon as it ran; the others still share a transaction.
-        #expect(await store.commits == [1, 1, 30])
+        #expect(commits == [1, 1, 30])
     }
 
     @Test("an elevated function's deliveries run after the high-priority ones and before the others")
     func elevatedBetween() async throws {
+        let (order, commits) = try await Self.prioritiesRun([
+            ("bookkeeping", .normal, 30), ("arrival", .elevated, 2), ("offer", .high, 2),
+        ])
+        #expect(Array(order.prefix(4)) == ["o1", "o2", "a1", "a2"], "\(order)")
+        #expect(Array(order.dropFirst(4)) == (1...30).map { "b\($0)" })
+        // Elevated deliveries commit on their own too.
+        #expect(commits == [1, 1, 1, 1, 30])
+    }
+
+    /// Runs one lane over `functions`' deliveries, emitted in the order given (each function its own table and
+    /// documents): the order they ran in (each as its function's initial and number) and the commits' sizes.
+    private static func prioritiesRun(
+        _ functions: [(name: FunctionName, priority: FunctionOptions.Priority, count: Int)]
+    ) async throws -> (order: [String], commits: [Int]) {
         let store = InMemoryOutboxStore()
         let order = LockedBox<[String]>([])
         var registry = FunctionRegistry()
-        func record(_ function: FunctionName, _ priority: FunctionOptions.Priority, table: String) {
-            let options = FunctionOptions(priority: priority)
-            registry.register(function, on: .create(table), options: options, as: Payload.self) { change, _ in
-                order.set(order.value + ["\(function.rawValue.prefix(1))\(try #require(change.after).n)"])
+        for function in functions {
+            let (options, table) = (FunctionOptions(priority: function.priority), function.name.rawValue)
+            registry.register(function.name, on: .create(table), options: options, as: Payload.self) { change, _ in
+                order.set(order.value + ["\(function.name.rawValue.prefix(1))\(try #require(change.after).n)"])
+            }
+            for n in 1...function.count {
+                await store.emit(function.name, key: "\(function.name)-\(n)", after: #"{"n": \#(n)}"#)
             }
         }
-        record("bookkeeping", .normal, table: "t")
-        record("arrival", .elevated, table: "a")
-        record("offer", .high, table: "o")
-        // In commit order: the others, the arrivals, the offers last.
-        await store.emit("bookkeeping", numbered: 1...30)
-        for n in 1...2 { await store.emit("arrival", key: "trip-\(n)", after: #"{"n": \#(n)}"#) }
-        for n in 1...2 { await store.emit("offer", key: "order-\(n)", after: #"{"n": \#(n)}"#) }
         var configuration = Self.configuration()
         configuration.concurrency = 1
         configuration.transactionWindow = .seconds(60)
         let registered = registry
         try await Self.withRuntime(store: store, registry: registered, configuration: configuration) {
-            await store.waitForDone(34)
+            await store.waitForDone(functions.reduce(0) { $0 + $1.count })
         }
-        #expect(Array(order.value.prefix(4)) == ["o1", "o2", "a1", "a2"], "\(order.value)")
-        #expect(Array(order.value.dropFirst(4)) == (1...30).map { "b\($0)" })
-        // Elevated deliveries commit on their own too.
-        #expect(await store.commits == [1, 1, 1, 1, 30])
+        return (order.value, await store.commits)
     }
 
     @Test("high-priority deliveries always due do not starve the others: those are claimed and run all the same")
