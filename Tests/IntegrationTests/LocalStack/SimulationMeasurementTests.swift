@@ -145,6 +145,36 @@ struct SimulationMeasurementTests {
         }
     }
 
+    @Test("/proc/stat: the machine's busy, idle and stolen ticks, its CPUs, and the report's shares between two reads")
+    func machineUsage() throws {
+        // user nice system idle iowait irq softirq steal guest guest_nice: guest is within user, not added again.
+        let first = try MachineUsage.parse(
+            "cpu  600 0 100 250 50 0 100 200 40 0\ncpu0 300 0 50 125 25 0 50 100 20 0\n"
+                + "cpu1 300 0 50 125 25 0 50 100 20 0\nintr 1 2 3\nctxt 99\n"
+        )
+        #expect(first == MachineUsage(busy: 800, idle: 300, stolen: 200, cpus: 2))
+        let last = MachineUsage(busy: 1400, idle: 400, stolen: 500, cpus: 2)
+        #expect(
+            MachineUsage.text(from: first, to: last)
+                == "Machine (2 CPUs, `/proc/stat`): busy 60%, idle 10%, stolen by the hypervisor 30% of their time"
+        )
+        #expect(MachineUsage.text(from: last, to: last).contains("no CPU time"))
+        #expect(throws: LocalStackError.self) { try MachineUsage.parse("intr 1 2 3\n") }
+        #expect(throws: LocalStackError.self) { try MachineUsage.parse("cpu  1 2 3\n") }
+        // This machine's, read twice: its CPUs are counted and its time only grows.
+        let now = try MachineUsage.read()
+        #expect(now.cpus == Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), "one cpuN line per online CPU")
+        #expect(try MachineUsage.read().total >= now.total)
+        // The sampler's state: no reading says why; readings give the line.
+        var state = SimulationSampler.State()
+        state.machineFailure = "no /proc"
+        #expect(state.machineText == "Machine: not measured (no /proc)")
+        state.record(first)
+        state.record(last)
+        #expect(state.machineTicks == 1000)
+        #expect(state.machineText.hasSuffix("stolen by the hypervisor 30% of their time"))
+    }
+
     @Test("a process tree's CPU: the stat fields by number (ppid, utime, stime, cutime, cstime), and a busy child's")
     func processTree() async throws {
         let stat = "4242 (a (weird) name) S 17 4242 4242 0 -1 4194304 100 0 0 0 250 150 30 20 20 0 4 0 1 2 3"

@@ -76,6 +76,7 @@ struct SimulationTests {
                 #expect(counts.functionsWithLag.contains("dispatchOrder"), "\(counts.functionsWithLag)")
                 #expect(counts.pendingSamples > 0)
                 #expect((counts.peakKiB["stack"] ?? 0) > 10_000)
+                #expect(counts.machineTicks > 0, "the machine's CPU time was read from /proc/stat")
                 #expect(counts.databaseGrowthBytes >= 0)
                 // Every rider held the ride's stream and saw its final status there; those whose ride was driven
                 // saw the driver move.

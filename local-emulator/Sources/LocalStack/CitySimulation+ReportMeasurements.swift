@@ -27,6 +27,7 @@ extension CitySimulation.Report {
             functionsWithLag: self.measurements.lags.map(\.function),
             pendingSamples: self.sampled.pending.count,
             peakKiB: self.sampled.peakKiB,
+            machineTicks: self.sampled.machineTicks,
             databaseGrowthBytes: self.measurements.sizeAfter - self.measurements.sizeBefore,
             riderStreamsOpened: self.measured.riderStreamsOpen,
             ridesFollowedToTheEnd: self.measured.ridesFollowedToTheEnd,
@@ -48,6 +49,8 @@ extension CitySimulation.Report {
         public var functionsWithLag: [String]
         public var pendingSamples: Int
         public var peakKiB: [String: Int]
+        /// The machine's CPU time between the first and last samples, in clock ticks (``MachineUsage``).
+        public var machineTicks: Double
         public var databaseGrowthBytes: Int64
         /// Riders following their ride (``Configuration/riderStreams``): streams opened, rides whose final status
         /// reached the rider, events read by name.
@@ -156,6 +159,7 @@ extension CitySimulation.Report {
             lines.append("- Processes: none given to watch.")
         }
         for process in self.processes { lines.append("- Process \(process.text).") }
+        lines.append("- \(self.sampled.machineText) (a run with more stolen is slower for it: compare runs alike).")
         lines += [
             "",
             "Trigger lag per function (commit, or a timer's due time → the start of the transaction that marked "

@@ -21,6 +21,10 @@ final class SimulationSampler: Sendable {
         var pid: [String: Int32] = [:]
         var incarnationStartCPU: [String: Double] = [:]
         var earlierCPU: [String: Double] = [:]
+        /// The machine's CPU time at the first and the last sample (``MachineUsage``), or why it could not be read.
+        var machineFirst: MachineUsage?
+        var machineLast: MachineUsage?
+        var machineFailure: String?
     }
 
     let state = Mutex(State())
@@ -32,6 +36,12 @@ final class SimulationSampler: Sendable {
     /// Reads every process's usage now; a process that cannot be read (gone, another user's) is reported once.
     func sample(_ processes: [MeasuredProcess]) {
         let now = ContinuousClock.now
+        do {
+            let machine = try MachineUsage.read()
+            self.state.withLock { $0.record(machine) }
+        } catch {
+            self.state.withLock { $0.machineFailure = "\(error)" }
+        }
         for process in processes {
             do {
                 let usage =
@@ -48,6 +58,23 @@ final class SimulationSampler: Sendable {
 }
 
 extension SimulationSampler.State {
+    /// Records one reading of the machine's CPU time.
+    mutating func record(_ machine: MachineUsage) {
+        if self.machineFirst == nil { self.machineFirst = machine }
+        self.machineLast = machine
+    }
+
+    /// The machine's CPU time between the first and last samples, in clock ticks.
+    var machineTicks: Double { (self.machineLast?.total ?? 0) - (self.machineFirst?.total ?? 0) }
+
+    /// The report's line on the machine's CPU time over the samples (``MachineUsage``).
+    var machineText: String {
+        guard let first = self.machineFirst, let last = self.machineLast else {
+            return "Machine: not measured (\(self.machineFailure ?? "no sample"))"
+        }
+        return MachineUsage.text(from: first, to: last)
+    }
+
     /// Records one reading of a process (a new pid under a known name is its next incarnation).
     mutating func record(_ process: MeasuredProcess, _ usage: ProcessUsage, at now: ContinuousClock.Instant) {
         let name = process.name
