@@ -72,6 +72,7 @@ struct Configuration: Sendable {
         runtime.concurrency = try settings.integer(.workerConcurrency)
         runtime.batchSize = try settings.integer(.workerBatchSize)
         runtime.transactionBatchSize = try settings.integer(.workerTransactionBatchSize)
+        runtime.transactionWindow = .milliseconds(try settings.integer(.workerTransactionWindow))
         runtime.synchronousCompletion = try settings.boolean(.workerSynchronousCompletion)
         runtime.claimInterval = .milliseconds(try settings.integer(.workerClaimInterval))
         runtime.pollInterval = .milliseconds(try settings.integer(.workerPollInterval))

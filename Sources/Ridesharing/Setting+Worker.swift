@@ -16,6 +16,14 @@ extension Setting {
         "Deliveries one handler slot runs in one transaction; 1 gives one transaction per delivery.",
         detail: "Each runs in its own savepoint and is marked done at that transaction's commit."
     )
+    static let workerTransactionWindow = Setting(
+        "worker.transactionWindowMs", "WORKER_TRANSACTION_WINDOW_MS", flag: "transaction-window-ms",
+        default: .value("100"), .integer(0...1000), group: .worker,
+        "Milliseconds a handler slot keeps adding queued deliveries to its open transaction before it commits.",
+        detail: "Slow handlers commit one by one, fast ones share a commit; a high-priority delivery commits as soon "
+            + "as it ran. 0 commits every delivery alone. Under the city's load 100 "
+            + "moved the normal-priority functions twice as fast as 20, for less CPU (BENCHMARKS.md, 51st session)."
+    )
     static let workerSynchronousCompletion = Setting(
         "worker.synchronousCompletion", "WORKER_SYNCHRONOUS_COMPLETION", flag: "synchronous-completion",
         default: .value("true"), .boolean, group: .worker,
@@ -85,7 +93,8 @@ extension Setting {
     )
 
     static let worker: [Setting] = [
-        .workerConcurrency, .workerBatchSize, .workerTransactionBatchSize, .workerSynchronousCompletion,
+        .workerConcurrency, .workerBatchSize, .workerTransactionBatchSize, .workerTransactionWindow,
+        .workerSynchronousCompletion,
         .workerClaimInterval, .workerPollInterval, .workerLease, .workerShutdownGrace, .workerRetention,
         .workerDeadRetention, .workerListen, .workerChannel, .workerID,
     ]

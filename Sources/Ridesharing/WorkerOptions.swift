@@ -14,6 +14,9 @@ struct WorkerOptions: ParsableArguments {
     )
     var transactionBatchSize: Int?
 
+    @Option(name: Setting.workerTransactionWindow.flagName, help: Setting.workerTransactionWindow.flagHelp)
+    var transactionWindowMs: Int?
+
     @Option(
         name: Setting.workerSynchronousCompletion.flagName,
         help: Setting.workerSynchronousCompletion.flagHelp
@@ -52,7 +55,8 @@ struct WorkerOptions: ParsableArguments {
         var values: [Setting: ConfigContent] = [:]
         let integers: [(Setting, Int?)] = [
             (.workerConcurrency, self.concurrency), (.workerBatchSize, self.batchSize),
-            (.workerTransactionBatchSize, self.transactionBatchSize), (.workerClaimInterval, self.claimIntervalMs),
+            (.workerTransactionBatchSize, self.transactionBatchSize), (.workerTransactionWindow, self.transactionWindowMs),
+            (.workerClaimInterval, self.claimIntervalMs),
             (.workerPollInterval, self.pollIntervalMs), (.workerLease, self.leaseSeconds),
             (.workerShutdownGrace, self.shutdownGraceSeconds), (.workerRetention, self.retentionHours),
             (.workerDeadRetention, self.deadRetentionHours),
