@@ -18,11 +18,13 @@ extension Setting {
     )
     static let workerTransactionWindow = Setting(
         "worker.transactionWindowMs", "WORKER_TRANSACTION_WINDOW_MS", flag: "transaction-window-ms",
-        default: .value("100"), .integer(0...1000), group: .worker,
+        default: .value("20"), .integer(0...1000), group: .worker,
         "Milliseconds a handler slot keeps adding queued deliveries to its open transaction before it commits.",
         detail: "Slow handlers commit one by one, fast ones share a commit; a high-priority delivery commits as soon "
-            + "as it ran. 0 commits every delivery alone. Under the city's load 100 "
-            + "moved the normal-priority functions twice as fast as 20, for less CPU (BENCHMARKS.md, 51st session)."
+            + "as it ran; 0 commits every delivery alone. A longer window shares more commits but holds the rows "
+            + "its transaction wrote longer: in the 4,000-ride city 100 made a transaction hold 1.2-1.3 deliveries "
+            + "instead of 1.05-1.08, without a gain that outran the machine's own variation (BENCHMARKS.md, 51st "
+            + "session)."
     )
     static let workerSynchronousCompletion = Setting(
         "worker.synchronousCompletion", "WORKER_SYNCHRONOUS_COMPLETION", flag: "synchronous-completion",
@@ -94,8 +96,7 @@ extension Setting {
 
     static let worker: [Setting] = [
         .workerConcurrency, .workerBatchSize, .workerTransactionBatchSize, .workerTransactionWindow,
-        .workerSynchronousCompletion,
-        .workerClaimInterval, .workerPollInterval, .workerLease, .workerShutdownGrace, .workerRetention,
-        .workerDeadRetention, .workerListen, .workerChannel, .workerID,
+        .workerSynchronousCompletion, .workerClaimInterval, .workerPollInterval, .workerLease, .workerShutdownGrace,
+        .workerRetention, .workerDeadRetention, .workerListen, .workerChannel, .workerID,
     ]
 }

@@ -55,8 +55,8 @@ struct WorkerOptions: ParsableArguments {
         var values: [Setting: ConfigContent] = [:]
         let integers: [(Setting, Int?)] = [
             (.workerConcurrency, self.concurrency), (.workerBatchSize, self.batchSize),
-            (.workerTransactionBatchSize, self.transactionBatchSize), (.workerTransactionWindow, self.transactionWindowMs),
-            (.workerClaimInterval, self.claimIntervalMs),
+            (.workerTransactionBatchSize, self.transactionBatchSize),
+            (.workerTransactionWindow, self.transactionWindowMs), (.workerClaimInterval, self.claimIntervalMs),
             (.workerPollInterval, self.pollIntervalMs), (.workerLease, self.leaseSeconds),
             (.workerShutdownGrace, self.shutdownGraceSeconds), (.workerRetention, self.retentionHours),
             (.workerDeadRetention, self.deadRetentionHours),

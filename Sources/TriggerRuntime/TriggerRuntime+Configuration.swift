@@ -21,14 +21,15 @@ extension TriggerRuntime {
         public var transactionBatchSize: Int = 32
         /// How long a handler slot may keep adding queued deliveries to its open transaction before it commits.
         /// Slow handlers therefore commit one by one; fast ones share commits. A high-priority delivery ends its
-        /// transaction (it commits as soon as it ran). Default 100 ms.
+        /// transaction (it commits as soon as it ran). Default 20 ms.
         ///
-        /// **Why 100 ms, not 20.** In the 4,000-ride city (one worker, 16 lanes, 2 cores saturated) a lane's
-        /// transaction held 1.03-1.17 deliveries at 20 ms: the window had closed by the time the first delivery
-        /// (most make a HyperTrack call) had run. At 100 ms it held about 1.3, and the normal tier
-        /// (`updateOrderStatus`, `completeTrip`) ran twice as fast with less CPU in every alternated pair of the
-        /// 50th and 51st sessions, the offer's latency unchanged (BENCHMARKS.md).
-        public var transactionWindow: Duration = .milliseconds(100)
+        /// **Why not longer.** In the 4,000-ride city (one worker, 16 lanes, 2 cores saturated) a lane's transaction
+        /// held 1.05-1.08 deliveries at 20 ms, the window closing once the first delivery (most make a HyperTrack
+        /// call) had run, and 1.22-1.29 at 100 ms. Over eight runs of the two alternated (50th and 51st sessions) the
+        /// rides' latencies followed the machine's speed that hour (the same set-up took 183-298 s), not the window:
+        /// 100 ms looked better in one pair of alike machines, even in another, and nothing showed it safe for the
+        /// row locks an open transaction holds longer (BENCHMARKS.md). `WORKER_TRANSACTION_WINDOW_MS` sets it.
+        public var transactionWindow: Duration = .milliseconds(20)
         /// Under a steady stream of events (claims find several deliveries, but fewer than `batchSize`, twice in a
         /// row), claims are at least this far apart, so each takes what gathered meanwhile and one transaction
         /// handles several deliveries. It adds up to this much latency under such load, and none when events come

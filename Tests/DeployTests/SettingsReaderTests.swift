@@ -21,12 +21,15 @@ struct SettingsReaderTests {
     func precedence() throws {
         let settings = SettingsReader(
             flags: [.workerConcurrency: .int(2)],
-            environment: ["WORKER_CONCURRENCY": "4", "WORKER_BATCH_SIZE": "5"],
+            environment: [
+                "WORKER_CONCURRENCY": "4", "WORKER_BATCH_SIZE": "5", "WORKER_TRANSACTION_WINDOW_MS": "0",
+            ],
             file: (Self.file, "test.json")
         )
         let runtime = try Configuration(settings).runtime
         #expect(runtime.concurrency == 2)
         #expect(runtime.batchSize == 5)
+        #expect(runtime.transactionWindow == .zero)
         #expect(runtime.leaseDuration == .seconds(9))
         #expect(runtime.pollInterval == .milliseconds(1000))
     }
@@ -127,6 +130,7 @@ struct SettingsReaderTests {
         #expect(runtime.concurrency == library.concurrency)
         #expect(runtime.batchSize == library.batchSize)
         #expect(runtime.transactionBatchSize == library.transactionBatchSize)
+        #expect(runtime.transactionWindow == library.transactionWindow)
         #expect(runtime.synchronousCompletion == library.synchronousCompletion)
         #expect(runtime.claimInterval == library.claimInterval)
         #expect(runtime.pollInterval == library.pollInterval)
