@@ -28,7 +28,8 @@ extension TriggerRuntime {
         /// call) had run, and 1.22-1.29 at 100 ms. Over eight runs of the two alternated (50th and 51st sessions) the
         /// rides' latencies followed the machine's speed that hour (the same set-up took 183-298 s), not the window:
         /// 100 ms looked better in one pair of alike machines, even in another, and nothing showed it safe for the
-        /// row locks an open transaction holds longer (BENCHMARKS.md). `WORKER_TRANSACTION_WINDOW_MS` sets it.
+        /// row locks an open transaction holds longer (BENCHMARKS.md). The worker process reads it from its
+        /// settings, so a deployment can try another.
         public var transactionWindow: Duration = .milliseconds(20)
         /// Under a steady stream of events (claims find several deliveries, but fewer than `batchSize`, twice in a
         /// row), claims are at least this far apart, so each takes what gathered meanwhile and one transaction
