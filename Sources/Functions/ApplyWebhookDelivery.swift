@@ -13,10 +13,10 @@ import TriggerRuntime
 /// prepared once per connection (``WebhookStatements``).
 ///
 /// **When.** With `WEBHOOKS_APPLY=worker` (``Backend/Configuration/Webhook/Apply/worker``); by default the request
-/// applies its delivery itself, with ``apply(_:on:logger:)``, before its answer: 65-80 ms p50 and 600 ms p99 under
-/// the 10,000-driver city, where issue 19 asks 50 ms p99. Applied here, the answer is about half that and the city
-/// runs faster; with the worker's eight lanes the rides' functions then waited seconds to be claimed on a 2-core
-/// machine, with sixteen they kept up (BENCHMARKS.md, 34th and 35th sessions).
+/// applies its delivery itself, with ``apply(_:on:stillRefresh:logger:)``, before its answer: 65-80 ms p50 and
+/// 600 ms p99 under the 10,000-driver city, where issue 19 asks 50 ms p99. Applied here, the answer is about half
+/// that and the city runs faster; with the worker's eight lanes the rides' functions then waited seconds to be
+/// claimed on a 2-core machine, with sixteen they kept up (BENCHMARKS.md, 34th and 35th sessions).
 ///
 /// **Positions and device statuses are applied set-based, a delivery at a time, not by `onTripWebhook`.** Location
 /// events are nearly all of HyperTrack's traffic (every online driver every few seconds); handled by
@@ -26,7 +26,8 @@ import TriggerRuntime
 /// already handled (outcome and `processed_at`) and `onTripWebhook`'s trigger skips them
 /// (``OnTripWebhook/trigger``). The upsert takes the drivers' rows in driver order, so two deliveries naming the same
 /// drivers in different orders cannot deadlock, and its `recorded_at` guard makes the newest position win whichever
-/// commits first. An event seen again (a replay) is not newer than itself, so it moves nothing. Device statuses
+/// commits first (but for a still driver's unwritten reports: ``WebhookStatements/Positions``). An event seen again
+/// (a replay) is not newer than itself, so it moves nothing. Device statuses
 /// (`active`, `inactive`, `disconnected`: whether dispatch may offer the driver rides) likewise: every drive's start
 /// and end sends one. They are applied first: a status change writes the driver's `driver_positions.online`
 /// (``M0021FreeDriverIndex``), and every writer takes a driver's `users` row before their position row, so this
@@ -49,15 +50,26 @@ public struct ApplyWebhookDelivery: TriggerFunction {
     public static let statusIgnored = "ignored: unknown device or a newer status is recorded"
     public static let statusIncomplete = "ignored: device_status without device or value"
 
-    /// Creates the function.
-    public init() {}
+    /// How long a still driver's stored position stands for their reports of the same place
+    /// (``WebhookStatements/Positions``): a quarter of dispatch's position age.
+    let stillRefresh: Duration
+
+    /// Creates the function for dispatch's `maxPositionAge` (``Backend/Configuration/Dispatch/maxPositionAge``).
+    public init(maxPositionAge: Duration = DriverSearch.defaultMaxPositionAge) {
+        self.stillRefresh = WebhookStatements.Positions.stillRefresh(maxPositionAge: maxPositionAge)
+    }
 
     public func handle(_ change: Change<WebhookReceiptRow>, context: FunctionContext) async throws {
         guard let receipt = change.after else {
             throw FunctionsError.malformedRow("\(Self.name) needs the inserted receipt")
         }
         guard let connection = context.transaction else { throw FunctionsError.noTransaction(Self.name) }
-        let inserted = try await Self.apply(receipt: receipt.id, on: connection, logger: context.logger)
+        let inserted = try await Self.apply(
+            receipt: receipt.id,
+            on: connection,
+            stillRefresh: self.stillRefresh,
+            logger: context.logger
+        )
         context.logger.debug(
             "webhook delivery applied",
             metadata: [
@@ -71,7 +83,12 @@ public struct ApplyWebhookDelivery: TriggerFunction {
     /// applied is gone for the other).
     /// - Returns: How many receipts it applied.
     @discardableResult
-    public static func applyWaiting(client: PostgresClient, logger: Logger) async throws -> Int {
+    public static func applyWaiting(
+        client: PostgresClient,
+        maxPositionAge: Duration = DriverSearch.defaultMaxPositionAge,
+        logger: Logger
+    ) async throws -> Int {
+        let stillRefresh = WebhookStatements.Positions.stillRefresh(maxPositionAge: maxPositionAge)
         let ids = try await client.rows(
             "SELECT id FROM \(unescaped: M0031WebhookReceipts.receipts) ORDER BY id",
             logger: logger
@@ -79,7 +96,7 @@ public struct ApplyWebhookDelivery: TriggerFunction {
         var applied = 0
         for id in ids {
             let done = try await client.withTransactionClosedOnFailure(logger: logger) { connection in
-                try await Self.apply(receipt: id, on: connection, logger: logger)
+                try await Self.apply(receipt: id, on: connection, stillRefresh: stillRefresh, logger: logger)
             }
             if done != nil { applied += 1 }
         }
@@ -89,17 +106,22 @@ public struct ApplyWebhookDelivery: TriggerFunction {
     /// Applies a receipt on `connection`, inside its open transaction, and deletes it. A body as received is decoded
     /// here (``WebhookIntake``, ``M0034WebhookBodiesAsReceived``) and its rejected events recorded with the rest.
     /// - Returns: How many inbox rows were new; `nil` when the receipt is gone (applied already).
-    static func apply(receipt id: Int64, on connection: PostgresConnection, logger: Logger) async throws -> Int? {
+    static func apply(
+        receipt id: Int64,
+        on connection: PostgresConnection,
+        stillRefresh: Duration,
+        logger: Logger
+    ) async throws -> Int? {
         guard let receipt = try await connection.rows(WebhookStatements.ReceiptToApply(id: id), logger: logger).first
         else { return nil }
         var inserted = 0
         switch receipt {
         case .decoded(let delivery):
-            inserted = try await Self.apply(delivery, on: connection, logger: logger)
+            inserted = try await Self.apply(delivery, on: connection, stillRefresh: stillRefresh, logger: logger)
         case .asReceived(let messageID, let receivedAt, let body):
             let intake = WebhookIntake(body: body)
             if let delivery = ReceivedDelivery(messageID: messageID, receivedAt: receivedAt, intake: intake) {
-                inserted = try await Self.apply(delivery, on: connection, logger: logger)
+                inserted = try await Self.apply(delivery, on: connection, stillRefresh: stillRefresh, logger: logger)
             }
             try await WebhookStatements.recordRejections(
                 intake.rejections,
@@ -118,9 +140,12 @@ public struct ApplyWebhookDelivery: TriggerFunction {
     /// Applies a delivery on `connection`, inside its open transaction: the worker's receipt, or the request's own
     /// delivery (``Backend/Configuration/Webhook/Apply/request``).
     /// - Returns: How many inbox rows were new.
-    static func apply(_ delivery: ReceivedDelivery, on connection: PostgresConnection, logger: Logger) async throws
-        -> Int
-    {
+    static func apply(
+        _ delivery: ReceivedDelivery,
+        on connection: PostgresConnection,
+        stillRefresh: Duration,
+        logger: Logger
+    ) async throws -> Int {
         try await connection.query(WebhookStatements.settings, logger: logger)
         var applied: [Int] = []
         if delivery.hasStatuses {
@@ -131,7 +156,7 @@ public struct ApplyWebhookDelivery: TriggerFunction {
         }
         if !delivery.locations.isEmpty {
             applied += try await connection.rows(
-                WebhookStatements.Positions(latest: delivery.latestLocations()),
+                WebhookStatements.Positions(latest: delivery.latestLocations(), stillRefresh: stillRefresh),
                 logger: logger
             )
         }

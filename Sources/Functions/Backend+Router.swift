@@ -35,7 +35,10 @@ extension Backend {
             client: client,
             logger: logger,
             timers: self.timers,
-            acceptGrace: self.configuration.dispatch.acceptGrace
+            acceptGrace: self.configuration.dispatch.acceptGrace,
+            stillRefresh: WebhookStatements.Positions.stillRefresh(
+                maxPositionAge: self.configuration.dispatch.maxPositionAge
+            )
         )
         let router = self.makeHealthRouter(client: client, logger: logger, requiredMigrations: requiredMigrations)
         let v1 = router.group("v1")

@@ -89,7 +89,7 @@ public struct Backend: Sendable {
             )
         )
         registry.register(DeleteOrder(stores: stores))
-        registry.register(ApplyWebhookDelivery())
+        registry.register(ApplyWebhookDelivery(maxPositionAge: configuration.dispatch.maxPositionAge))
         registry.register(
             OnTripWebhook(tracking: tracking, stores: stores, tariff: configuration.tariff, timers: timers)
         )

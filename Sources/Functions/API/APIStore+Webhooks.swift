@@ -12,14 +12,22 @@ extension APIStore {
         _ = try await self.client.rows(WebhookStatements.Receipt(messageID: messageID, body: body), logger: self.logger)
     }
 
-    /// Applies a delivery's usable events (``ApplyWebhookDelivery/apply(_:on:logger:)``: statuses, positions, inbox)
+    /// Applies a delivery's usable events (``ApplyWebhookDelivery/apply(_:on:stillRefresh:logger:)``: statuses,
+    /// positions, inbox)
     /// and stores its rejections, in one transaction, before the 202
     /// (``Backend/Configuration/Webhook/Apply/request``).
     func applyWebhook(messageID: String, intake: WebhookIntake) async throws {
         let logger = self.logger
         let delivery = ReceivedDelivery(messageID: messageID, intake: intake)
         try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
-            if let delivery { _ = try await ApplyWebhookDelivery.apply(delivery, on: connection, logger: logger) }
+            if let delivery {
+                _ = try await ApplyWebhookDelivery.apply(
+                    delivery,
+                    on: connection,
+                    stillRefresh: self.stillRefresh,
+                    logger: logger
+                )
+            }
             try await WebhookStatements.recordRejections(
                 intake.rejections,
                 messageID: messageID,

@@ -14,6 +14,9 @@ struct APIStore: Sendable {
     let timers: any TimerScheduling
     /// How late after its offer's expiry an accept still wins (``Backend/Configuration/Dispatch/acceptGrace``).
     let acceptGrace: Duration
+    /// How long a still driver's stored position stands for their reports of the same place, when the request
+    /// applies its delivery (``WebhookStatements/Positions``).
+    let stillRefresh: Duration
 
     /// The order operations, on the pooled client.
     var rides: PostgresRideStore<PostgresClient> { PostgresRideStore(executor: self.client, logger: self.logger) }

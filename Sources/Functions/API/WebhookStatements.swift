@@ -190,58 +190,90 @@ enum WebhookStatements {
     }
 
     /// The newest position of each device in the delivery (``ReceivedDelivery/latestLocations()``), upserted in
-    /// driver order unless a newer one is recorded; returns the applied events' indexes.
+    /// driver order unless a newer one is recorded, or left as it is when the driver has not moved since a recent
+    /// write (``stillRefresh``); returns the applied events' indexes: the moved drivers' and the still ones'.
     ///
-    /// The applied indexes are the delivery's newest events whose driver the upsert returned, found by an index
-    /// lookup of each event's device with the moved drivers as one array (`= ANY`, computed once). Joined to the
-    /// `moved` rows instead (v1), the planner, which sizes both sides at one row (a function scan filtered five
-    /// ways, and a `RETURNING` list), chose a nested loop over the two: 249,500 rows compared and dropped for a
-    /// delivery of 500 drivers. On the 23rd session's 4,000-ride database (a delivery of 500 still and moving
-    /// drivers replayed in a rolled-back transaction, alternated, three pairs) the statement took 90-93 ms with the
-    /// join and 29-44 ms without; in that run it was PostgreSQL's largest statement (133 ms a delivery, 838
-    /// deliveries).
+    /// **A still driver is not written again within the refresh interval.** Most of a city's location events are
+    /// idle phones reporting where they already are (the emulator's stationary reports; a parked car): 96% of the
+    /// upsert's row updates in the 50th session's city were HOT, that is changed no indexed column, so no
+    /// coordinate. Each was still a row version (a heap tuple, its WAL, later its vacuum, and the old and new rows
+    /// in the update trigger's transition tables, ``M0020PositionEventsPerStatement``) that changed only
+    /// `recorded_at`. Now an event whose driver's stored position has the same coordinates, recorded before the event
+    /// but less than `$6` seconds before it, counts as applied without a write: the row already says where the
+    /// driver is. Measured on a database of 10,000 drivers (52nd session; a delivery of 440 drivers, 18 of them
+    /// moved, replayed in a rolled-back transaction with pgbench, prepared, vacuumed before each round, three rounds
+    /// alternated): 12.5 ms (v3) → 5.7 ms.
     ///
-    /// v3 takes the positions as arrays, each device's newest picked by the API; v2 parsed the delivery's events
-    /// as JSON and picked them with `DISTINCT ON` (``ReceivedDelivery``).
+    /// The interval is a quarter of dispatch's ``Backend/Configuration/Dispatch/maxPositionAge`` (30 s of the
+    /// default 120 s): a still driver who keeps reporting stays dispatchable, and one whose phone stops after an
+    /// unwritten report leaves dispatch up to an interval *sooner* than before, never later. The price is an
+    /// out-of-order race: a report of another place, older than the unwritten one but newer than the stored row,
+    /// that arrives after it is written, so the row can name a place the driver left (by at most the interval)
+    /// until their next report moves it back. The still test reads the row without a lock; a concurrent write it
+    /// does not see is the same race.
+    ///
+    /// The applied indexes come from the `located` rows (each event's driver found once; v3 probed `users` a second
+    /// time to answer them): the still ones and those whose driver the upsert returned, found with the moved drivers
+    /// as one array (`= ANY`, computed once). Joined to the `moved` rows instead (v1), the planner, which sizes both
+    /// sides at one row, chose a nested loop over the two: 249,500 rows compared and dropped for a delivery of 500
+    /// drivers (23rd session: 90-93 ms with the join against 29-44 ms without).
+    ///
+    /// v3 wrote every newest position; it took the positions as arrays, each device's newest picked by the API; v2
+    /// parsed the delivery's events as JSON and picked them with `DISTINCT ON` (``ReceivedDelivery``).
     struct Positions: PostgresPreparedStatement {
-        static let name = "functions_webhook_positions_v3"
+        static let name = "functions_webhook_positions_v4"
         static let sql = """
             WITH latest AS (
-                SELECT l.device_id, l.latitude, l.longitude, l.recorded_at, l.event_index
+                SELECT l.device_id, l.latitude, l.longitude, least(to_timestamp(l.recorded_at), now()) AS recorded_at,
+                       l.event_index
                 FROM unnest($1::text[], $2::float8[], $3::float8[], $4::float8[], $5::int8[])
                     AS l(device_id, latitude, longitude, recorded_at, event_index)
             ),
+            located AS MATERIALIZED (
+                SELECT u.id AS driver_id, l.latitude, l.longitude, l.recorded_at, l.event_index,
+                       coalesce(p.lat = l.latitude AND p.lng = l.longitude AND p.recorded_at < l.recorded_at
+                                AND p.recorded_at > l.recorded_at - make_interval(secs => $6::float8), false)
+                           AS still
+                FROM latest l JOIN users u ON u.device_id = l.device_id
+                LEFT JOIN driver_positions p ON p.driver_id = u.id
+            ),
             moved AS (
                 INSERT INTO driver_positions (driver_id, lat, lng, recorded_at)
-                SELECT u.id, l.latitude, l.longitude, least(to_timestamp(l.recorded_at), now())
-                FROM latest l JOIN users u ON u.device_id = l.device_id
-                ORDER BY u.id
+                SELECT k.driver_id, k.latitude, k.longitude, k.recorded_at
+                FROM located k WHERE NOT k.still
+                ORDER BY k.driver_id
                 ON CONFLICT (driver_id) DO UPDATE
                     SET lat = excluded.lat, lng = excluded.lng, recorded_at = excluded.recorded_at,
                         updated_at = now()
                     WHERE driver_positions.recorded_at < excluded.recorded_at
                 RETURNING driver_id
             )
-            SELECT l.event_index FROM latest l JOIN users u ON u.device_id = l.device_id
-            WHERE u.id = ANY (ARRAY(SELECT driver_id FROM moved))
+            SELECT k.event_index FROM located k
+            WHERE k.still OR k.driver_id = ANY (ARRAY(SELECT driver_id FROM moved))
             """
         static let bindingDataTypes: [PostgresDataType] = [
-            .textArray, .float8Array, .float8Array, .float8Array, .int8Array,
+            .textArray, .float8Array, .float8Array, .float8Array, .int8Array, .float8,
         ]
         typealias Row = Int
 
         /// Each device's newest location (``ReceivedDelivery/latestLocations()``): the columns are read from
         /// events with a device, a position and a time (``ReceivedDelivery/isColumnLocation(_:)``).
         var latest: [InboxEvent]
+        /// How long a still driver's stored position stands for their reports of the same place (above).
+        var stillRefresh: Duration
+
+        /// The refresh interval for dispatch's position age: a quarter of it.
+        static func stillRefresh(maxPositionAge: Duration) -> Duration { maxPositionAge / 4 }
 
         func makeBindings() throws -> PostgresBindings {
             let columns = LocationColumns(self.latest)
-            var bindings = PostgresBindings(capacity: 5)
+            var bindings = PostgresBindings(capacity: 6)
             bindings.append(columns.devices)
             bindings.append(columns.latitudes)
             bindings.append(columns.longitudes)
             bindings.append(columns.recordedAt)
             bindings.append(columns.indexes)
+            bindings.append(self.stillRefresh.seconds)
             return bindings
         }
 

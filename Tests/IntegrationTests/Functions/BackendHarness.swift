@@ -62,7 +62,11 @@ struct BackendHarness: Sendable {
     /// Applies the webhook deliveries received so far, as the worker (which this harness does not run) would.
     @discardableResult
     func applyWebhooks() async throws -> Int {
-        try await ApplyWebhookDelivery.applyWaiting(client: self.client, logger: Self.logger)
+        try await ApplyWebhookDelivery.applyWaiting(
+            client: self.client,
+            maxPositionAge: self.backend.configuration.dispatch.maxPositionAge,
+            logger: Self.logger
+        )
     }
 
     /// Applies, recorded, the runtime's and the backend's migrations before the one named `name`, for a test of that

@@ -1,11 +1,12 @@
 import Foundation
-import Functions
 import FunctionsTesting
 import HyperTrackAPI
 import LocalStack
 import NIOHTTP1
 import PostgresNIO
 import Testing
+
+@testable import Functions
 
 /// The location path: positions are applied by the webhook intake, in the delivery's transaction (no delivery of a
 /// function per position).
@@ -354,6 +355,82 @@ struct LocationIngestTests {
                     "SELECT count(*)::int FROM webhook_events WHERE processed_at IS NOT NULL AND outcome IS NOT NULL"
                 ) == deliveries * devices.count
             )
+        }
+    }
+
+    @Test(
+        "a still driver's report of the same place within a quarter of the position age is applied without a write; later, or moved, it is written",
+        arguments: Backend.Configuration.Webhook.Apply.allCases
+    )
+    func stillDriversWithinTheRefresh(apply: Backend.Configuration.Webhook.Apply) async throws {
+        var configuration = RideHarness.configuration
+        configuration.webhook.apply = apply
+        configuration.dispatch.maxPositionAge = .seconds(120)
+        #expect(WebhookStatements.Positions.stillRefresh(maxPositionAge: .seconds(120)) == .seconds(30))
+        try await RideHarness.with(tracking: FakeTripTracking(), configuration: configuration) { h in
+            let devices = ["STILL", "MOVING", "IDLE"]
+            for device in devices { _ = try await h.api.driver("Dana", device: device) }
+            // STILL and MOVING on a drive: their location rows are stored, with the outcome the upsert gave them.
+            try await Self.legs(h, devices: ["STILL", "MOVING"])
+            let start = Date().addingTimeInterval(-100).timeIntervalSince1970.rounded(.down)
+            func send(_ seconds: Double, _ places: [String: Double]) async throws {
+                let time = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: start + seconds))
+                let events = places.sorted { $0.key < $1.key }.map { device, lat in
+                    RideHarness.locationEvent(device: device, lat: lat, lng: 13.4, at: time)
+                }
+                #expect(try await h.webhook(events).status == 202)
+                try await h.webhooksApplied()
+            }
+            func stored(_ device: String) async throws -> (lat: Double, at: Double) {
+                let rows = try await h.client.query(
+                    """
+                    SELECT p.lat, extract(epoch FROM p.recorded_at)::float8
+                    FROM driver_positions p JOIN users u ON u.id = p.driver_id WHERE u.device_id = \(device)
+                    """,
+                    logger: BackendHarness.logger
+                )
+                var found: (Double, Double)?
+                for try await row in rows.decode((Double, Double).self) { found = row }
+                return try #require(found, "\(device) has a position")
+            }
+            func outcomes(at seconds: Double) async throws -> [String: String] {
+                let rows = try await h.client.query(
+                    """
+                    SELECT device_id, outcome FROM webhook_events
+                    WHERE type = 'location' AND recorded_at = to_timestamp(\(start + seconds))
+                    """,
+                    logger: BackendHarness.logger
+                )
+                var found: [String: String] = [:]
+                for try await (device, outcome) in rows.decode((String, String).self) { found[device] = outcome }
+                return found
+            }
+            let applied = ApplyWebhookDelivery.positionApplied
+            let ignored = ApplyWebhookDelivery.positionIgnored
+
+            try await send(0, ["STILL": 52.5, "MOVING": 52.6, "IDLE": 52.7])
+            #expect(try await stored("STILL") == (52.5, start))
+            // 10 s on: STILL and IDLE where they were (the row stands, not written), MOVING moved.
+            try await send(10, ["STILL": 52.5, "MOVING": 52.61, "IDLE": 52.7])
+            #expect(try await stored("STILL") == (52.5, start))
+            #expect(try await stored("IDLE") == (52.7, start))
+            #expect(try await stored("MOVING") == (52.61, start + 10))
+            #expect(try await outcomes(at: 10) == ["STILL": applied, "MOVING": applied])
+            // 35 s on, past the 30-s refresh since STILL's row was written: written again, though still.
+            try await send(35, ["STILL": 52.5, "IDLE": 52.7])
+            #expect(try await stored("STILL") == (52.5, start + 35))
+            #expect(try await stored("IDLE") == (52.7, start + 35))
+            #expect(try await outcomes(at: 35) == ["STILL": applied])
+            // An older report of the same place (out of order) is not applied; nor one of another place.
+            try await send(20, ["STILL": 52.5])
+            #expect(try await outcomes(at: 20) == ["STILL": ignored])
+            try await send(5, ["MOVING": 52.9])
+            #expect(try await outcomes(at: 5) == ["MOVING": ignored])
+            #expect(try await stored("STILL") == (52.5, start + 35))
+            #expect(try await stored("MOVING") == (52.61, start + 10))
+            // Within the refresh, a report of another place is written at once.
+            try await send(40, ["STILL": 52.51])
+            #expect(try await stored("STILL") == (52.51, start + 40))
         }
     }
 

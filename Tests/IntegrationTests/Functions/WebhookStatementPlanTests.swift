@@ -354,7 +354,7 @@ struct WebhookStatementPlanTests {
                     latitude: 52.52 + (index % 3 == 0 ? 0.001 : 0), longitude: 13.405, recordedAt: now
                 )
             }
-            let positions = WebhookStatements.Positions(latest: events)
+            let positions = WebhookStatements.Positions(latest: events, stillRefresh: .seconds(30))
 
             let plan = try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: Self.logger)
