@@ -63,6 +63,29 @@ struct ConfigurationTableTests {
         #expect(read == declared, "unread: \(declared.subtracting(read)); undeclared: \(read.subtracting(declared))")
     }
 
+    @Test("the systemd environment file shows every worker setting that has a plain default, commented out with it")
+    func systemdEnvironmentShowsWorkerDefaults() throws {
+        let file = ChildProcess.packageRoot.appendingPathComponent("deploy/systemd/ridesharing.env")
+        var shown: [String: String] = [:]
+        for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") where line.hasPrefix("#") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            let name = String(line[line.index(after: line.startIndex)..<equals])
+            guard Setting.environmentNames.contains(name) else { continue }
+            shown[name] = String(line[line.index(after: equals)...])
+        }
+        for setting in Setting.all {
+            guard let value = setting.defaultText, let text = shown[setting.environmentName] else {
+                #expect(
+                    setting.group != .worker || setting.defaultText == nil,
+                    "\(setting.environmentName) (default \(setting.defaultText ?? "-")) is not shown"
+                )
+                continue
+            }
+            #expect(text == value, "\(setting.environmentName) shown as \(text), its default is \(value)")
+        }
+        #expect(shown.count >= 15)
+    }
+
     @Test("the k8s ConfigMap, the systemd environment file and the compose file set only listed variables")
     func deploymentFilesUseListedVariables() throws {
         let root = ChildProcess.packageRoot.appendingPathComponent("deploy")
