@@ -202,7 +202,9 @@ enum WebhookStatements {
     /// but less than `$6` seconds before it, counts as applied without a write: the row already says where the
     /// driver is. Measured on a database of 10,000 drivers (52nd session; a delivery of 440 drivers, 18 of them
     /// moved, replayed in a rolled-back transaction with pgbench, prepared, vacuumed before each round, three rounds
-    /// alternated): 12.5 ms (v3) → 5.7 ms.
+    /// alternated): 12.5 ms (v3) → 5.7 ms. In the 4,000-ride city its mean call was 0.67-0.85× v3's in four
+    /// alternated pairs (a call there also waits for a core; the rides' latencies did not move beyond the machine's
+    /// own spread: BENCHMARKS.md, 52nd session).
     ///
     /// The interval is a quarter of dispatch's ``Backend/Configuration/Dispatch/maxPositionAge`` (30 s of the
     /// default 120 s): a still driver who keeps reporting stays dispatchable, and one whose phone stops after an
