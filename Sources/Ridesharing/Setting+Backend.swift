@@ -109,7 +109,10 @@ extension Setting {
     )
     static let dispatchMaxPositionAge = Setting(
         "dispatch.maxPositionAgeS", "DISPATCH_MAX_POSITION_AGE_S", default: .value("120"), .integer(1...86_400),
-        group: .backend, "A driver whose last position is older than this many seconds is not offered orders."
+        group: .backend, "A driver whose last position is older than this many seconds is not offered orders.",
+        detail: "A still driver's reports of the place their position already holds rewrite it at most every quarter "
+            + "of this (30 s of 120): the intake skips the rest (BENCHMARKS.md, 52nd session). A driver whose phone "
+            + "stops reporting while still leaves dispatch three quarters of this to this after their last report."
     )
     static let dispatchUseNearbyAPI = Setting(
         "dispatch.useNearbyApi", "DISPATCH_USE_NEARBY_API", default: .value("false"), .boolean, group: .backend,

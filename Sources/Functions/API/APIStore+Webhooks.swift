@@ -13,8 +13,7 @@ extension APIStore {
     }
 
     /// Applies a delivery's usable events (``ApplyWebhookDelivery/apply(_:on:stillRefresh:logger:)``: statuses,
-    /// positions, inbox)
-    /// and stores its rejections, in one transaction, before the 202
+    /// positions, inbox) and stores its rejections, in one transaction, before the 202
     /// (``Backend/Configuration/Webhook/Apply/request``).
     func applyWebhook(messageID: String, intake: WebhookIntake) async throws {
         let logger = self.logger
