@@ -2,11 +2,13 @@ import Foundation
 import HTTPTypes
 
 extension APIStore {
-    /// Books a ride; a rider with an open order (not `COMPLETED` or `CANCELLED`) gets 409.
+    /// Books a ride for a rider with a complete profile (a name): 409 without one, or with an open order (not
+    /// `COMPLETED` or `CANCELLED`). One statement checks, writes and returns the order; its view is that row (a new
+    /// order has no driver and no legs yet).
     func book(riderID: UUID, pickup: PlaceBody, dropoff: PlaceBody) async throws -> OrderView {
-        let order: OrderRow
+        let order: OrderRow?
         do {
-            order = try await self.rides.book(
+            order = try await self.rides.bookIfNamed(
                 NewOrder(
                     riderID: riderID,
                     pickup: OrderRow.Place(latitude: pickup.lat, longitude: pickup.lng, address: pickup.address),
@@ -16,10 +18,10 @@ extension APIStore {
         } catch let error as FunctionsError where error.code == .riderBusy {
             throw APIProblem.conflict("you already have an open order; finish or cancel it first")
         }
-        guard let view = try await self.order(id: order.id, caller: Caller(id: riderID, role: .rider)) else {
-            throw APIProblem(.internalServerError, detail: "the order was not created")
+        guard let order else {
+            throw APIProblem.conflict("complete your profile (PUT /v1/me with your name) before booking")
         }
-        return view
+        return try OrderView(order: order, driver: nil, legs: [])
     }
 
     /// The order if the caller may see it: its rider, its driver, or a driver it is offered to while NEW.

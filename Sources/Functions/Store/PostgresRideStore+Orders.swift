@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TriggerRuntime
 
 /// The order state machine's writes: the only place that writes `orders`. Each is one conditional statement, so
 /// a write that lost a race (or repeats) changes nothing and says so; the database's transition trigger refuses
@@ -26,6 +27,19 @@ extension PostgresRideStore {
         }
         guard let booked = booked.first else { throw FunctionsError.malformedRow("booking returned no order") }
         return booked
+    }
+
+    /// Books `order` if its rider is a rider with a name (the API's booking: ``PreparedStatements/BookOrder``, one
+    /// round trip); `nil`, writing nothing, when they are not. Throws ``FunctionsError/riderBusy(_:)`` as ``book(_:)``
+    /// does.
+    func bookIfNamed(_ order: NewOrder) async throws -> OrderRow? {
+        let documents: [String]
+        do {
+            documents = try await self.executor.rows(PreparedStatements.BookOrder(order: order), logger: self.logger)
+        } catch let error where PostgresErrors.isUniqueViolation(error) {
+            throw FunctionsError.riderBusy(order.riderID)
+        }
+        return try documents.first.map { try JSONDecoder.rowDecoder().decode(OrderRow.self, from: Data($0.utf8)) }
     }
 
     public func accept(orderID: UUID, driverID: UUID, grace: Duration) async throws -> Bool {

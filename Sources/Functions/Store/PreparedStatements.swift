@@ -75,7 +75,43 @@ enum PreparedStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, String?, String).self) }
     }
 
-    /// A user's profile by id `$1` (`GET /v1/me`, a booking's rider): planned at each of its 3,942 calls in 190 s of
+    /// Books a ride for a rider whose profile is complete (a rider with a name), returning the new order's document;
+    /// no row when the user is not such a rider (the store says why: ``PostgresRideStore/bookIfNamed(_:)``).
+    ///
+    /// **Why one statement.** `POST /v1/orders` took four round trips after its bearer lookup's: the profile read,
+    /// the insert (unnamed, so planned at every call) and the order's view read back. A new order's view is its row,
+    /// no driver, no legs: the insert's `RETURNING` is all of it, and the profile check is the insert's `WHERE`. The
+    /// booking's first hop (sent → order written) waits for the round trips before the insert, so this also moves the
+    /// offer: 53rd session, BENCHMARKS.md.
+    struct BookOrder: PostgresPreparedStatement {
+        static let name = "functions_book_order_v1"
+        static let sql = """
+            INSERT INTO orders AS o (rider_id, pickup_lat, pickup_lng, pickup_address, dropoff_lat, dropoff_lng,
+                                     dropoff_address)
+            SELECT u.id, $2::float8, $3::float8, $4::text, $5::float8, $6::float8, $7::text
+            FROM users u WHERE u.id = $1::uuid AND u.role = 'rider' AND u.name IS NOT NULL
+            RETURNING to_jsonb(o)::text
+            """
+        typealias Row = String
+
+        var order: NewOrder
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 7)
+            bindings.append(self.order.riderID)
+            bindings.append(self.order.pickup.latitude)
+            bindings.append(self.order.pickup.longitude)
+            bindings.append(self.order.pickup.address)
+            bindings.append(self.order.dropoff.latitude)
+            bindings.append(self.order.dropoff.longitude)
+            bindings.append(self.order.dropoff.address)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(String.self) }
+    }
+
+    /// A user's profile by id `$1` (`GET /v1/me`): planned at each of its 3,942 calls in 190 s of
     /// the 37th session's H1 city when sent unnamed.
     enum User: PreparedText {
         static let name = "functions_user_v1"

@@ -236,6 +236,33 @@ struct APITests {
         }
     }
 
+    @Test("a booking answers the order as it is stored; a rider without a name gets 409 and books nothing")
+    func bookingNeedsAName() async throws {
+        try await BackendHarness.with { h in
+            let unnamed = try await h.api.signIn(phone: APIClient.newPhone(), role: "rider")
+            Self.expectProblem(
+                try await h.api.send(.POST, "/v1/orders", json: Self.book, token: unnamed.accessToken),
+                409,
+                mentioning: "profile"
+            )
+            let rows = try await h.client.query("SELECT count(*) FROM orders", logger: BackendHarness.logger)
+            for try await count in rows.decode(Int.self) { #expect(count == 0) }
+
+            // Named, the same rider books; the reply is the order a later read shows, field for field.
+            #expect(
+                try await h.api.send(.PUT, "/v1/me", json: ["name": "Ria"], token: unnamed.accessToken).status == 200
+            )
+            let booked = try await h.api.send(.POST, "/v1/orders", json: Self.book, token: unnamed.accessToken)
+            #expect(booked.status == 201)
+            #expect(booked.json["rider_id"].stringValue?.lowercased() == unnamed.userID.lowercased())
+            #expect(booked.json["status"] == "NEW")
+            let id = try #require(booked.json["id"].stringValue)
+            let read = try await h.api.send(.GET, "/v1/orders/\(id)", token: unnamed.accessToken)
+            #expect(read.status == 200)
+            #expect(read.json == booked.json)
+        }
+    }
+
     @Test("offers, accept (first wins, the rest 409), start/complete need the right state, cancel needs a party")
     func driverActions() async throws {
         try await BackendHarness.with { h in
