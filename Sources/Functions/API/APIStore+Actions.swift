@@ -2,20 +2,20 @@ import Foundation
 import PostgresNIO
 import TriggerRuntime
 
-/// The API's order actions: each is one conditional write of the ride store; when it changes nothing, the order's
-/// relation to the caller explains why (404, 403 or 409).
+/// The API's order actions: each is one conditional write of the ride store that answers with the order's view
+/// (one round trip); when it changes nothing, the order's relation to the caller explains why (404, 403 or 409).
 extension APIStore {
     /// The first accept wins: one conditional UPDATE `NEW → ACCEPTED` for a driver whose offer is open or expired
     /// less than ``acceptGrace`` ago. Accepting again what one already accepted answers 200 with the order (a double
     /// tap is not an error).
     func accept(orderID: UUID, driver: Caller) async throws -> OrderView {
-        let moved: Bool
+        let moved: OrderView?
         do {
-            moved = try await self.rides.accept(orderID: orderID, driverID: driver.id, grace: self.acceptGrace)
+            moved = try await self.rides.acceptWithView(orderID: orderID, driverID: driver.id, grace: self.acceptGrace)
         } catch let error as FunctionsError where error.code == .driverBusy {
             throw APIProblem.conflict("you already have an active order; finish or cancel it first")
         }
-        if !moved {
+        guard let moved else {
             guard let relation = try await self.rides.relation(orderID: orderID, callerID: driver.id),
                 relation.isOffered || relation.isDriver
             else { throw APIProblem.notFound("order \(orderID) does not exist") }
@@ -29,7 +29,7 @@ extension APIStore {
                 else { "your offer expired" }
             throw APIProblem.conflict("order \(orderID) is \(relation.status.rawValue): \(reason)")
         }
-        return try await self.requireOrder(orderID, caller: driver)
+        return moved
     }
 
     /// A driver turns down an open offer. When it was the last open offer of its round, the next round runs now
@@ -68,7 +68,8 @@ extension APIStore {
 
     /// A driver's step on their own order (`REACHED_PICKUP → STARTED_RIDE`, `REACHED_DROPOFF → COMPLETED`).
     func advance(orderID: UUID, driver: Caller, from: OrderStatus, to: OrderStatus) async throws -> OrderView {
-        if try await !self.rides.advance(orderID: orderID, driverID: driver.id, from: from, to: to) {
+        let moved = try await self.rides.advanceWithView(orderID: orderID, driverID: driver.id, from: from, to: to)
+        guard let moved else {
             let relation = try await self.rides.relation(orderID: orderID, callerID: driver.id)
             guard let relation, relation.isDriver else {
                 if let relation, relation.isRider {
@@ -80,18 +81,19 @@ extension APIStore {
                 "order \(orderID) is \(relation.status.rawValue); this needs \(from.rawValue)"
             )
         }
-        return try await self.requireOrder(orderID, caller: driver)
+        return moved
     }
 
     /// The rider or the assigned driver cancels, until the order is finished.
     func cancel(orderID: UUID, caller: Caller, reason: String) async throws -> OrderView {
-        if try await !self.rides.cancel(orderID: orderID, by: caller.id, reason: reason) {
+        let cancelled = try await self.rides.cancelWithView(orderID: orderID, by: caller.id, reason: reason)
+        guard let cancelled else {
             guard let relation = try await self.rides.relation(orderID: orderID, callerID: caller.id),
                 relation.isRider || relation.isDriver
             else { throw APIProblem.notFound("order \(orderID) does not exist") }
             throw APIProblem.conflict("order \(orderID) is already \(relation.status.rawValue)")
         }
-        return try await self.requireOrder(orderID, caller: caller)
+        return cancelled
     }
 
     func requireOrder(_ id: UUID, caller: Caller) async throws -> OrderView {

@@ -64,14 +64,34 @@ extension PostgresRideStore {
 
     public func cancel(orderID: UUID, by callerID: UUID, reason: String) async throws -> Bool {
         try await self.executor.count(
-            """
-            UPDATE orders SET status = 'CANCELLED', cancellation_reason = \(reason), cancelled_by = \(callerID)
-            WHERE id = \(orderID) AND (rider_id = \(callerID) OR driver_id = \(callerID))
-              AND status NOT IN ('COMPLETED', 'CANCELLED')
-            RETURNING id
-            """,
+            Prepared(StoreStatements.Cancel.self, reason, callerID, orderID),
             logger: self.logger
         ) > 0
+    }
+
+    /// ``accept(orderID:driverID:grace:)``, answered with the order's view when it moved (`nil` when it did not):
+    /// the API's accept in one round trip.
+    func acceptWithView(orderID: UUID, driverID: UUID, grace: Duration) async throws -> OrderView? {
+        do {
+            return try await self.view(Prepared(StoreStatements.AcceptView.self, driverID, orderID, grace.seconds))
+        } catch let error where PostgresErrors.isUniqueViolation(error) {
+            throw FunctionsError.driverBusy(driverID)
+        }
+    }
+
+    /// ``advance(orderID:driverID:from:to:)``, answered with the order's view when it moved.
+    func advanceWithView(orderID: UUID, driverID: UUID, from: OrderStatus, to: OrderStatus) async throws
+        -> OrderView?
+    {
+        guard from.canMove(to: to) else { throw FunctionsError.illegalTransition(from, to) }
+        return try await self.view(
+            Prepared(StoreStatements.AdvanceView.self, to.rawValue, orderID, driverID, from.rawValue)
+        )
+    }
+
+    /// ``cancel(orderID:by:reason:)``, answered with the order's view when it was cancelled.
+    func cancelWithView(orderID: UUID, by callerID: UUID, reason: String) async throws -> OrderView? {
+        try await self.view(Prepared(StoreStatements.CancelView.self, reason, callerID, orderID))
     }
 
     public func moveOrder(id: UUID, from: OrderStatus, to: OrderStatus) async throws -> Bool {

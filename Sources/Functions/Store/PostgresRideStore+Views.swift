@@ -38,6 +38,11 @@ extension PostgresRideStore {
         )
     }
 
+    /// The view a statement selecting ``viewColumns`` returns (at most one row), if any.
+    func view<Text: PreparedText>(_ statement: Prepared<Text>) async throws -> OrderView? {
+        try await self.executor.rows(statement, logger: self.logger, Self.view(of:)).first
+    }
+
     /// The order if the caller may see it: its rider, its driver, or a driver it is offered to while NEW.
     func orderView(id: UUID, visibleTo callerID: UUID) async throws -> OrderView? {
         let statement = PreparedStatements.OrderViewForCaller(order: id, caller: callerID)

@@ -24,20 +24,71 @@ enum StoreStatements {
     /// seconds ago.
     enum Accept: PreparedText {
         static let name = "functions_store_accept_v1"
-        static let sql = """
-            UPDATE orders o SET status = 'ACCEPTED', driver_id = $1
-            WHERE o.id = $2 AND o.status = 'NEW' AND EXISTS (
-                SELECT 1 FROM order_offers f
-                WHERE f.order_id = o.id AND f.driver_id = $1 AND f.declined_at IS NULL
-                  AND f.expires_at > now() - make_interval(secs => $3))
-            RETURNING o.id
-            """
+        static let sql = "\(StoreStatements.accept)\nRETURNING o.id"
+    }
+
+    /// ``Accept``, answered with the order's view (``withView(_:)``).
+    enum AcceptView: PreparedText {
+        static let name = "functions_store_accept_view_v1"
+        static let sql = StoreStatements.withView(StoreStatements.accept)
     }
 
     /// Order `$2` of driver `$3` moves from `$4` to `$1`.
     enum Advance: PreparedText {
-        static let name = "functions_store_advance_v1"
-        static let sql = "UPDATE orders SET status = $1 WHERE id = $2 AND driver_id = $3 AND status = $4 RETURNING id"
+        static let name = "functions_store_advance_v2"
+        static let sql = "\(StoreStatements.advance)\nRETURNING o.id"
+    }
+
+    /// ``Advance``, answered with the order's view (``withView(_:)``).
+    enum AdvanceView: PreparedText {
+        static let name = "functions_store_advance_view_v1"
+        static let sql = StoreStatements.withView(StoreStatements.advance)
+    }
+
+    /// Order `$3` is cancelled by `$2`, its rider or driver, for reason `$1`, unless it is finished.
+    enum Cancel: PreparedText {
+        static let name = "functions_store_cancel_v1"
+        static let sql = "\(StoreStatements.cancel)\nRETURNING o.id"
+    }
+
+    /// ``Cancel``, answered with the order's view (``withView(_:)``).
+    enum CancelView: PreparedText {
+        static let name = "functions_store_cancel_view_v1"
+        static let sql = StoreStatements.withView(StoreStatements.cancel)
+    }
+
+    /// The writes of ``Accept``, ``Advance`` and ``Cancel`` without their `RETURNING`, each an `UPDATE orders o`.
+    private static let accept = """
+        UPDATE orders o SET status = 'ACCEPTED', driver_id = $1
+        WHERE o.id = $2 AND o.status = 'NEW' AND EXISTS (
+            SELECT 1 FROM order_offers f
+            WHERE f.order_id = o.id AND f.driver_id = $1 AND f.declined_at IS NULL
+              AND f.expires_at > now() - make_interval(secs => $3))
+        """
+    private static let advance = """
+        UPDATE orders o SET status = $1 WHERE o.id = $2 AND o.driver_id = $3 AND o.status = $4
+        """
+    private static let cancel = """
+        UPDATE orders o SET status = 'CANCELLED', cancellation_reason = $1, cancelled_by = $2
+        WHERE o.id = $3 AND (o.rider_id = $2 OR o.driver_id = $2) AND o.status NOT IN ('COMPLETED', 'CANCELLED')
+        """
+
+    /// A write of one order (`UPDATE orders o …`) answered with the order's three documents as it left them
+    /// (``PreparedStatements/orderViewColumns``), in the write's round trip; no row when it changed nothing.
+    ///
+    /// **Why.** The API's accept, start, complete and cancel each wrote, then read the order back for their reply
+    /// (`order_view_documents`): a second round trip a request. The write's `RETURNING` holds the order as it now
+    /// is; its driver and legs are read in the statement's snapshot, which no trigger of an order's write changes
+    /// (the legs are written by the functions, later, and users by their own requests).
+    private static func withView(_ write: String) -> String {
+        """
+        WITH o AS (
+        \(write)
+        RETURNING o.*
+        )
+        SELECT \(PreparedStatements.orderViewColumns)
+        FROM o LEFT JOIN users d ON d.id = o.driver_id
+        """
     }
 
     /// Order `$2` moves from `$3` to `$1`.

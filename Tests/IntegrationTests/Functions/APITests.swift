@@ -342,6 +342,76 @@ struct APITests {
         }
     }
 
+    @Test("accept, start, complete and cancel answer the order as a read of it then shows, driver and legs included")
+    func actionRepliesAreTheStoredViews() async throws {
+        try await BackendHarness.with { h in
+            let rider = try await h.api.rider()
+            let dana = try await h.api.driver("Dana", device: "DEV-1")
+            /// The reply, and the order as the caller reads it next: the same document.
+            func expectStored(_ reply: APIClient.Reply, _ order: String, token: String) async throws {
+                #expect(reply.status == 200)
+                let read = try await h.api.send(.GET, "/v1/orders/\(order)", token: token)
+                #expect(read.json == reply.json)
+            }
+            func book() async throws -> (id: String, uuid: UUID) {
+                let id = try #require(
+                    try await h.api.send(.POST, "/v1/orders", json: Self.book, token: rider.token).json["id"]
+                        .stringValue
+                )
+                let uuid = try #require(UUID(uuidString: id))
+                try await h.client.query(
+                    """
+                    INSERT INTO order_offers (order_id, driver_id, rank, expires_at)
+                    VALUES (\(uuid), \(UUID(uuidString: dana.id)!), 1, now() + interval '1 minute')
+                    """,
+                    logger: BackendHarness.logger
+                )
+                return (id, uuid)
+            }
+            /// Moves the order as the functions would (the transition trigger allows each step), with its leg.
+            func move(_ order: UUID, to statuses: [String], leg: String) async throws {
+                for status in statuses {
+                    try await h.client.query(
+                        "UPDATE orders SET status = \(status) WHERE id = \(order)",
+                        logger: BackendHarness.logger
+                    )
+                }
+                try await h.client.query(
+                    """
+                    INSERT INTO order_legs (order_id, leg, device_id, trip_id, share_url)
+                    VALUES (\(order), \(leg), 'DEV-1', \(leg + "-" + order.uuidString), 'https://share.example/x')
+                    """,
+                    logger: BackendHarness.logger
+                )
+            }
+
+            let ride = try await book()
+            let accepted = try await h.api.send(.POST, "/v1/orders/\(ride.id)/accept", token: dana.token)
+            #expect(accepted.json["status"] == "ACCEPTED" && accepted.json["driver"]["name"] == "Dana")
+            try await expectStored(accepted, ride.id, token: dana.token)
+            try await move(ride.uuid, to: ["PICKING_UP", "REACHED_PICKUP"], leg: "pickup")
+            let started = try await h.api.send(.POST, "/v1/orders/\(ride.id)/start", token: dana.token)
+            #expect(started.json["status"] == "STARTED_RIDE" && started.json["legs"].arrayValue.count == 1)
+            try await expectStored(started, ride.id, token: dana.token)
+            try await move(ride.uuid, to: ["DROPPING_OFF", "REACHED_DROPOFF"], leg: "dropoff")
+            let completed = try await h.api.send(.POST, "/v1/orders/\(ride.id)/complete", token: dana.token)
+            #expect(completed.json["status"] == "COMPLETED" && completed.json["legs"].arrayValue.count == 2)
+            try await expectStored(completed, ride.id, token: dana.token)
+
+            let second = try await book()
+            try await expectStored(
+                try await h.api.send(.POST, "/v1/orders/\(second.id)/accept", token: dana.token),
+                second.id,
+                token: rider.token
+            )
+            let cancelled = try await h.api.send(
+                .POST, "/v1/orders/\(second.id)/cancel", json: ["reason": "no longer needed"], token: dana.token
+            )
+            #expect(cancelled.json["status"] == "CANCELLED" && cancelled.json["driver"]["name"] == "Dana")
+            try await expectStored(cancelled, second.id, token: rider.token)
+        }
+    }
+
     @Test("availability and the nearby map (approximate positions only, for riders; available idle drivers)")
     func nearby() async throws {
         try await BackendHarness.with { h in

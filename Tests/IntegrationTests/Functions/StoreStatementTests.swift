@@ -65,6 +65,8 @@ struct StoreStatementTests {
                         try await store.advance(orderID: order, driverID: driver, from: .accepted, to: .pickingUp)
                             == false
                     )
+                    #expect(try await store.accept(orderID: UUID(), driverID: driver, grace: .seconds(5)) == false)
+                    #expect(try await store.cancel(orderID: UUID(), by: driver, reason: "none") == false)
                     #expect(try await store.leg(tripID: "no-such-trip") == nil)
                     #expect(try await store.legs(orderID: order).isEmpty)
                     #expect(try await store.markLegCompleted(id: UUID()) == false)
@@ -87,7 +89,8 @@ struct StoreStatementTests {
             }
             #expect(
                 plans.keys.sorted() == [
-                    "functions_store_advance_v1", "functions_store_driver_device_v1", "functions_store_legs_of_order_v1",
+                    "functions_store_accept_v1", "functions_store_advance_v2", "functions_store_cancel_v1",
+                    "functions_store_driver_device_v1", "functions_store_legs_of_order_v1",
                     "functions_store_legs_of_trip_v1", "functions_store_locked_order_v1",
                     "functions_store_mark_leg_completed_v1", "functions_store_move_v1", "functions_store_order_v1",
                     "functions_store_record_arrival_v1", "functions_store_waiting_webhook_events_v1",
