@@ -80,9 +80,10 @@ enum PreparedStatements {
     ///
     /// **Why one statement.** `POST /v1/orders` took four round trips after its bearer lookup's: the profile read,
     /// the insert (unnamed, so planned at every call) and the order's view read back. A new order's view is its row,
-    /// no driver, no legs: the insert's `RETURNING` is all of it, and the profile check is the insert's `WHERE`. The
-    /// booking's first hop (sent → order written) waits for the round trips before the insert, so this also moves the
-    /// offer: 53rd session, BENCHMARKS.md.
+    /// no driver, no legs: the insert's `RETURNING` is all of it, and the profile check is the insert's `WHERE`. In
+    /// the 53rd session's alternated city runs (BENCHMARKS.md) the route's p99 fell from a median 155 to 109 ms and
+    /// the booking's first hop (sent → order written, which waited for the profile read) was shorter in three pairs
+    /// of four; the offer's p99 as a whole stayed within the machine's spread (its last hop is most of it).
     struct BookOrder: PostgresPreparedStatement {
         static let name = "functions_book_order_v1"
         static let sql = """
