@@ -18,11 +18,11 @@ struct APIRoutes: Sendable {
             let caller = try context.requireCaller()
             let body = try await RequestDecoding.decode(ProfileBody.self, from: request, context: context)
             let profile = try Self.profile(body, role: caller.role)
-            if try await self.accounts.updateProfile(userID: caller.id, profile: profile) == .deviceTaken {
-                throw APIProblem.conflict("device_id: this device is bound to another account")
+            switch try await self.accounts.updateProfile(userID: caller.id, profile: profile) {
+            case .deviceTaken: throw APIProblem.conflict("device_id: this device is bound to another account")
+            case .updated(let user?): return user
+            case .updated(nil): throw APIProblem.unauthorized
             }
-            guard let user = try await self.store.user(id: caller.id) else { throw APIProblem.unauthorized }
-            return user
         }
         authenticated.post("orders") { request, context in
             let caller = try context.requireCaller()

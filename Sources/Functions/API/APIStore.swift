@@ -25,20 +25,8 @@ struct APIStore: Sendable {
     var trips: TripStore<PostgresClient> { TripStore(executor: self.client, logger: self.logger) }
 
     func user(id: UUID) async throws -> UserView? {
-        try await self.client.row(Prepared(PreparedStatements.User.self, id), logger: self.logger) { row in
-            let (id, role, name, phone, deviceID, model, plate, available) = try row.decode(
-                (UUID, String, String?, String, String?, String?, String?, Bool).self
-            )
-            let userRole = UserRole(rawValue: role) ?? .rider
-            return UserView(
-                id: id,
-                role: userRole,
-                name: name,
-                phone: phone,
-                deviceID: deviceID,
-                car: model.flatMap { model in plate.map { CarView(model: model, plate: $0) } },
-                available: userRole == .driver ? available : nil
-            )
+        try await self.client.row(Prepared(PreparedStatements.User.self, id), logger: self.logger) {
+            try UserView(profileRow: $0)
         }
     }
 
@@ -65,5 +53,24 @@ struct APIStore: Sendable {
     {
         try await self.rides.nearbyDrivers(latitude: latitude, longitude: longitude, radius: radius, limit: limit)
             .map { NearbyDriverView(approximating: $0.lat, $0.lng, distance: $0.distance) }
+    }
+}
+
+extension UserView {
+    /// The profile of a row of ``PreparedStatements/userColumns``.
+    init(profileRow row: PostgresRow) throws {
+        let (id, role, name, phone, deviceID, model, plate, available) = try row.decode(
+            (UUID, String, String?, String, String?, String?, String?, Bool).self
+        )
+        let userRole = UserRole(rawValue: role) ?? .rider
+        self.init(
+            id: id,
+            role: userRole,
+            name: name,
+            phone: phone,
+            deviceID: deviceID,
+            car: model.flatMap { model in plate.map { CarView(model: model, plate: $0) } },
+            available: userRole == .driver ? available : nil
+        )
     }
 }

@@ -116,10 +116,12 @@ enum PreparedStatements {
     /// the 37th session's H1 city when sent unnamed.
     enum User: PreparedText {
         static let name = "functions_user_v1"
-        static let sql = """
-            SELECT id, role, name, phone, device_id, car_model, car_plate, available FROM users WHERE id = $1
-            """
+        static let sql = "SELECT \(PreparedStatements.userColumns) FROM users WHERE id = $1"
     }
+
+    /// A user's profile as columns of `users`, in the order ``UserView/init(profileRow:)`` reads them: what ``User``
+    /// selects and a profile update returns.
+    static let userColumns = "id, role, name, phone, device_id, car_model, car_plate, available"
 
     /// An order's three documents as text, in the order `PostgresRideStore` reads them (`o` the order, `d` its
     /// driver's user row): the order, the driver (or `NULL`), the legs pickup first. `order_view_documents`

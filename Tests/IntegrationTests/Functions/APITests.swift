@@ -185,6 +185,7 @@ struct APITests {
             let again = try await h.api.send(.PUT, "/v1/me", json: ["name": "Renamed"], token: rider.token)
             #expect(again.status == 200)
             #expect(again.json["name"] == "Renamed")
+            #expect(try await h.api.send(.GET, "/v1/me", token: rider.token).json == again.json)
         }
     }
 

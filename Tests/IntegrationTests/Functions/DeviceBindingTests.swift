@@ -49,7 +49,10 @@ struct DeviceBindingTests {
                 "name": "Dana", "device_id": "DEV-B", "car": ["model": "Prius", "plate": "B-RS 42"],
             ]
             #expect(try await h.api.send(.PUT, "/v1/me", json: moved, token: dana.token).status == 200)
-            #expect(try await h.api.send(.PUT, "/v1/me", json: profile, token: otto.accessToken).status == 200)
+            let bound = try await h.api.send(.PUT, "/v1/me", json: profile, token: otto.accessToken)
+            #expect(bound.status == 200 && bound.json["device_id"] == "DEV-A" && bound.json["car"]["plate"] == "B 2")
+            // The reply is the profile as written: what a read of it shows.
+            #expect(try await h.api.send(.GET, "/v1/me", token: otto.accessToken).json == bound.json)
             try await h.eventually("DEV-A named Otto") { try await Self.deviceName(tracking, "DEV-A") == "Otto" }
             try await h.eventually("DEV-B named Dana") { try await Self.deviceName(tracking, "DEV-B") == "Dana" }
         }
