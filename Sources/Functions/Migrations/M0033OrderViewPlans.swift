@@ -1,7 +1,8 @@
 import TriggerRuntime
 
-/// The API's read of an order's view (`GET /v1/orders/{id}`, the reply of every booking and ride action, the share
-/// page) as a function whose statement keeps its generic plan.
+/// The API's read of an order's view (`GET /v1/orders/{id}`, the share page, and until the 53rd session the reply of
+/// every booking and ride action, which now answer from their writes: ``StoreStatements``' `withView`) as a function
+/// whose statement keeps its generic plan.
 ///
 /// **Why.** The read was a statement prepared once per connection (``PreparedStatements``), which PostgreSQL plans
 /// anew at every call while its plan cache prefers custom plans. In one of the 37th session's 4,000-ride cities (P1)

@@ -1,6 +1,6 @@
 import EmbeddedPostgres
 import Foundation
-import Functions
+@testable import Functions
 import Logging
 import PostgresNIO
 import Testing
@@ -104,6 +104,60 @@ struct StoreStatementTests {
             }
             // The order is as it was.
             #expect(try await PostgresRideStore(executor: client, logger: Self.logger).order(id: order)?.status == .new)
+        }
+    }
+
+    /// The API's writes that answer with the order's view are plain prepared statements, not a function with a
+    /// forced generic plan as the view's read is (``M0033OrderViewPlans``: the read's cache was seen planning it at
+    /// every call in one city run). Their parameters only key the write, so here the generic plan is chosen after five
+    /// calls; a city run that sees otherwise would need the function's remedy.
+    @Test("the API's write-and-view statements are prepared once per connection and settle on a generic plan")
+    func writesWithViewsAreGeneric() async throws {
+        try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
+            try await BackendHarness.migrate(client, backend: Backend())
+            let (_, driver, order) = try await OrderSchemaTests.seed(client)
+            let plans = try await client.withConnection { connection in
+                let store = PostgresRideStore(executor: connection, logger: Self.logger)
+                let place = OrderRow.Place(latitude: 52.52, longitude: 13.405)
+                for _ in 0..<12 {
+                    // Writes whose conditions do not hold (a driver cannot book; no such order): nothing changes.
+                    #expect(
+                        try await store.bookIfNamed(NewOrder(riderID: driver, pickup: place, dropoff: place)) == nil
+                    )
+                    #expect(
+                        try await store.acceptWithView(orderID: UUID(), driverID: driver, grace: .seconds(5)) == nil
+                    )
+                    #expect(
+                        try await store.advanceWithView(
+                            orderID: order, driverID: driver, from: .reachedPickup, to: .startedRide
+                        ) == nil
+                    )
+                    #expect(try await store.cancelWithView(orderID: UUID(), by: driver, reason: "none") == nil)
+                }
+                let rows = try await connection.query(
+                    """
+                    SELECT name, generic_plans, custom_plans FROM pg_prepared_statements
+                    WHERE name LIKE '%view_v%' OR name LIKE 'functions_book_order_%' ORDER BY name
+                    """,
+                    logger: Self.logger
+                )
+                var plans: [String: (generic: Int64, custom: Int64)] = [:]
+                for try await (name, generic, custom) in rows.decode((String, Int64, Int64).self) {
+                    plans[name] = (generic, custom)
+                }
+                return plans
+            }
+            #expect(
+                plans.keys.sorted() == [
+                    "functions_book_order_v1", "functions_store_accept_view_v1", "functions_store_advance_view_v1",
+                    "functions_store_cancel_view_v1",
+                ]
+            )
+            for (name, plan) in plans {
+                #expect(plan.custom <= 5 && plan.generic >= 7, "\(name): \(plan)")
+            }
+            let orders = try await client.query("SELECT count(*) FROM orders", logger: Self.logger)
+            for try await count in orders.decode(Int.self) { #expect(count == 1) }
         }
     }
 }
