@@ -70,6 +70,14 @@ struct SimulationTests {
                     [steps.toOrder, steps.toOffer, steps.toSeen].allSatisfy { $0.count == 10 && $0.p50 >= 0 },
                     "\(report.offerStepsLine)"
                 )
+                // Its last step split at the offer's commit and its event's sequencing (the test server tracks commit
+                // timestamps), each step in order.
+                let hop = report.offerLastHop
+                #expect(
+                    hop.map { [$0.toCommit, $0.toSequenced, $0.toSeen].allSatisfy { $0.count == 10 && $0.p50 >= 0 } }
+                        == true,
+                    "\(report.offerStepsLine)"
+                )
                 #expect(counts.acceptsToPickingUp > 0)
                 #expect(counts.webhookAcknowledgements > 0, "the emulator timed its deliveries")
                 #expect(counts.arrivalsToReached == 2 * Int(completedInDatabase), "one per leg of each completed ride")

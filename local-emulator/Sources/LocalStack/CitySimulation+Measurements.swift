@@ -34,10 +34,14 @@ extension CitySimulation {
         var statements: [StatementCost]?
     }
 
-    /// An order's row and its first offer, as the database timed them (`now()` of their transactions).
+    /// An order's row and its first offer, as the database timed them (`now()` of their transactions), and when the
+    /// server tracks commit timestamps (`simulate`'s own stack does), when the first offer's transaction committed
+    /// and when the transaction that gave its event a position (the API's hub's sequencer) did.
     struct OfferWrites: Sendable {
         var order: Date
         var firstOffer: Date?
+        var firstOfferCommitted: Date?
+        var firstOfferSequenced: Date?
     }
 
     /// One statement's share of PostgreSQL's time.
@@ -144,23 +148,38 @@ extension CitySimulation {
     }
 
     /// When each of `orders` was written and its first `offer.new` event (the event log's time is the writing
-    /// transaction's; an offer's row may be gone, taken or expired, its event stays).
+    /// transaction's; an offer's row may be gone, taken or expired, its event stays), and when the server tracks
+    /// commit timestamps, when that event's transaction and its position's committed.
     func offerWrites(orders: [String]) async throws -> [UUID: OfferWrites] {
         let ids = orders.compactMap(UUID.init(uuidString:))
+        let tracked = try await self.database.query("SELECT current_setting('track_commit_timestamp') = 'on'")
+        // Without the setting `pg_xact_commit_timestamp` fails the query: read NULLs instead.
+        let commits =
+            try tracked.first?.decode(Bool.self) == true
+            ? "extract(epoch FROM pg_xact_commit_timestamp(e.xmin))::float8, "
+                + "extract(epoch FROM pg_xact_commit_timestamp(p.xmin))::float8"
+            : "NULL::float8, NULL::float8"
         let rows = try await self.database.query(
             """
-            SELECT o.id, extract(epoch FROM o.created_at)::float8,
-                   (SELECT extract(epoch FROM min(e.created_at))::float8 FROM order_events e
-                    WHERE e.order_id = o.id AND e.kind = 'offer.new')
-            FROM orders o WHERE o.id = ANY(\(ids))
+            SELECT o.id, extract(epoch FROM o.created_at)::float8, f.written, f.committed, f.sequenced
+            FROM orders o
+            LEFT JOIN LATERAL (
+                SELECT extract(epoch FROM e.created_at)::float8 AS written, \(unescaped: commits)
+                FROM order_events e LEFT JOIN order_event_positions p ON p.event_id = e.id
+                WHERE e.order_id = o.id AND e.kind = 'offer.new'
+                ORDER BY e.created_at, e.id LIMIT 1
+            ) f (written, committed, sequenced) ON true
+            WHERE o.id = ANY(\(ids))
             """
         )
         var writes: [UUID: OfferWrites] = [:]
         for row in rows {
-            let (id, order, offer) = try row.decode((UUID, Double, Double?).self)
+            let (id, order, offer, committed, sequenced) = try row.decode((UUID, Double, Double?, Double?, Double?).self)
             writes[id] = OfferWrites(
                 order: Date(timeIntervalSince1970: order),
-                firstOffer: offer.map(Date.init(timeIntervalSince1970:))
+                firstOffer: offer.map(Date.init(timeIntervalSince1970:)),
+                firstOfferCommitted: committed.map(Date.init(timeIntervalSince1970:)),
+                firstOfferSequenced: sequenced.map(Date.init(timeIntervalSince1970:))
             )
         }
         return writes

@@ -65,6 +65,26 @@ extension CitySimulation {
             return (Percentiles(steps.0), Percentiles(steps.1), Percentiles(steps.2))
         }
 
+        /// The last of ``offerSteps`` in three, for the orders whose first offer's commit and sequencing the database
+        /// timed (it tracks commit timestamps): the first `offer.new`'s transaction → its commit (`dispatchOrder`'s
+        /// search, writes and commit), → its event's position committed (the wait for the API's hub and its
+        /// sequencer), → seen on a driver's stream (the hub's read, the stream and the client's read). `nil` when
+        /// no order has both.
+        var offerLastHop: (toCommit: Percentiles, toSequenced: Percentiles, toSeen: Percentiles)? {
+            var steps: ([Double], [Double], [Double]) = ([], [], [])
+            for (order, seen) in self.measured.firstOfferAtWall {
+                guard let id = UUID(uuidString: order), let writes = self.measurements.offerWrites[id],
+                    let offered = writes.firstOffer, let committed = writes.firstOfferCommitted,
+                    let sequenced = writes.firstOfferSequenced
+                else { continue }
+                steps.0.append(committed.timeIntervalSince(offered) * 1000)
+                steps.1.append(sequenced.timeIntervalSince(committed) * 1000)
+                steps.2.append(seen.timeIntervalSince(sequenced) * 1000)
+            }
+            guard !steps.0.isEmpty else { return nil }
+            return (Percentiles(steps.0), Percentiles(steps.1), Percentiles(steps.2))
+        }
+
         var requests: Int { self.measured.routes.values.reduce(0) { $0 + $1.count } }
 
         /// The report as lines of markdown (also what is printed).
