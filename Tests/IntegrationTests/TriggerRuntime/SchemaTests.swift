@@ -168,25 +168,30 @@ struct SchemaTests {
             try await client.query("ANALYZE trigger_runtime.deliveries")
             func claimScans() async throws -> (sequential: Int64, index: Int64, claimed: Int, fetched: Int64) {
                 try await client.withConnection { connection in
+                    // Read before and after the claim: the transaction's counters also hold the session's earlier
+                    // counts until PostgreSQL flushes them (at most once a second), the empty round's among them.
+                    func counters() async throws -> (Int64, Int64, Int64) {
+                        let stats = try await connection.query(
+                            """
+                            SELECT coalesce(seq_scan, 0), coalesce(idx_scan, 0), coalesce(idx_tup_fetch, 0)
+                            FROM pg_stat_xact_user_tables WHERE relid = 'trigger_runtime.deliveries'::regclass
+                            """,
+                            logger: logger
+                        )
+                        var result: (Int64, Int64, Int64) = (0, 0, 0)
+                        for try await row in stats.decode((Int64, Int64, Int64).self) { result = row }
+                        return result
+                    }
                     try await connection.query("BEGIN", logger: logger)
+                    let before = try await counters()
                     let claimed = try await connection.query(
                         "SELECT count(*)::int8 FROM trigger_runtime.claim(ARRAY['f'], 32, 'probe', 30)", logger: logger
                     )
                     var count: Int64 = 0
                     for try await value in claimed.decode(Int64.self) { count = value }
-                    let stats = try await connection.query(
-                        """
-                        SELECT seq_scan, coalesce(idx_scan, 0), coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables
-                        WHERE relid = 'trigger_runtime.deliveries'::regclass
-                        """,
-                        logger: logger
-                    )
-                    var result: (Int64, Int64, Int, Int64) = (0, 0, Int(count), 0)
-                    for try await (sequential, index, fetched) in stats.decode((Int64, Int64, Int64).self) {
-                        result = (sequential, index, Int(count), fetched)
-                    }
+                    let after = try await counters()
                     try await connection.query("ROLLBACK", logger: logger)
-                    return result
+                    return (after.0 - before.0, after.1 - before.1, Int(count), after.2 - before.2)
                 }
             }
             // On the empty table any plan is cheap (the planner may scan it); what matters is that the plan cannot
@@ -300,12 +305,14 @@ struct SchemaTests {
             // The urgent delivery is the last due: a scan in due order filtered by function read 10,000 rows first.
             let (claimed, fetched) = try await client.withConnection { connection in
                 try await connection.query("BEGIN", logger: logger)
+                // The session's earlier counts may still be pending in the transaction's: subtract them.
+                let before = try await RuntimeHarness.indexFetches(connection, logger: logger)
                 let rows = try await connection.query(
                     "SELECT function_name FROM trigger_runtime.claim(ARRAY['urgent'], 8, 'probe', 30)", logger: logger
                 )
                 var claimed: [String] = []
                 for try await name in rows.decode(String.self) { claimed.append(name) }
-                let fetched = try await RuntimeHarness.indexFetches(connection, logger: logger)
+                let fetched = try await RuntimeHarness.indexFetches(connection, logger: logger) - max(before, 0)
                 try await connection.query("ROLLBACK", logger: logger)
                 return (claimed, fetched)
             }
