@@ -70,7 +70,7 @@ public enum PrometheusExposition {
         "http_server_request_duration": "HTTP request duration in seconds, per route, method and status.",
         "http_server_active_requests": "HTTP requests being served now.",
         "webhook_intake_duration": "Seconds an accepted webhook delivery spent per stage: read (its body), decode (authentication, and the events unless WEBHOOKS_APPLY=worker), store (PostgreSQL).",
-        "order_events_hub_duration": "Seconds of each pass of the order event hub per stage: sequence (positions for committed events), read (the new events read and handed to the streams).",
+        "order_events_hub_duration": "Seconds of each pass of the order event hub per stage: sequence (positions for committed events), read (the new events read and handed to the streams); and pause (between two paced passes, as it lasted).",
     ]
 
     /// The database's delivery gauges: name, help, and the value of one function's backlog.

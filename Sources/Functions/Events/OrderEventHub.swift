@@ -231,7 +231,9 @@ public final class OrderEventHub: Service, Sendable {
             wakefulness = await self.wakefulness(after: wakefulness, pacing: pacing, now: now)
             if wakefulness.isPolling {
                 // The paced passes' clock: when this process reads the log, not work that must happen later.
+                let paused = ContinuousClock.now
                 do { try await Task.sleep(for: self.configuration.pacedInterval) } catch { break }
+                EventHubMetrics.paused(ContinuousClock.now - paused)
                 // A ring meanwhile (the hub's own sequencer notifies) is served by the pass about to run.
                 self.doorbell.clear()
             } else {
@@ -351,16 +353,23 @@ public final class OrderEventHub: Service, Sendable {
     }
 }
 
-/// The hub's own metric: `order_events.hub.duration` (timer, `stage` = `sequence`, `read`), one observation of each
-/// per pass: the sequencer's statement(s) (``OrderEventLog/sequence()``), then the reads of the new events and their
-/// hand-out to the streams.
+/// The hub's own metric: `order_events.hub.duration` (timer, `stage` = `sequence`, `read`, `pause`), one observation
+/// of the first two per pass: the sequencer's statement(s) (``OrderEventLog/sequence()``), then the reads of the new
+/// events and their hand-out to the streams; and while paced, one of the pause between two passes as it lasted (asked
+/// for ``OrderEventHub/Configuration/pacedInterval``; longer when the process's threads were busy).
 ///
 /// Why: every event a stream shows waits for a pass, so a pass's time is in every offer a driver sees, and the
-/// report's split of the offer (the 42nd session) could not tell it from `dispatchOrder`'s own run.
+/// report's split of the offer (the 42nd session) could not tell it from `dispatchOrder`'s own run. The pause: in the
+/// 54th session's city an offer's event waited p50 14-16 ms but p99 88-167 ms from its commit to its position's,
+/// while 99.7% of the passes took under 50 ms.
 enum EventHubMetrics {
     static func pass(sequence: Duration, read: Duration) {
         for (stage, duration) in [("sequence", sequence), ("read", read)] {
             Metrics.Timer(label: "order_events.hub.duration", dimensions: [("stage", stage)]).record(duration: duration)
         }
+    }
+
+    static func paused(_ duration: Duration) {
+        Metrics.Timer(label: "order_events.hub.duration", dimensions: [("stage", "pause")]).record(duration: duration)
     }
 }

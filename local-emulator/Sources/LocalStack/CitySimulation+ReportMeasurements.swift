@@ -128,9 +128,14 @@ extension CitySimulation.Report {
         let stages = ["sequence", "read"].compactMap { stage in
             times.increase.hub[stage].map { "\(stage) \(Self.shares($0, [0.005, 0.01, 0.05]))" }
         }
+        let pauses = times.increase.hub["pause"].map {
+            " Paced, \($0.total) pauses between passes (asked for 20 ms by default), within 50 / 100 / 250 ms: "
+                + "\(Self.shares($0, [0.05, 0.1, 0.25]))."
+        }
         return "- The API's event hub (`order_events_hub_duration`: a pass per notification, or a second without "
             + "one; the log's sequencing, then the new events read and handed to the streams, in every offer's last "
             + "step): \(passes) passes, within 5 / 10 / 50 ms: \(stages.joined(separator: ", "))."
+            + (pauses ?? " No paced pause counted.")
     }
 
     /// `histogram`'s share within each of `bounds` (seconds, its buckets'), as percentages.
