@@ -2,6 +2,8 @@ import EmbeddedPostgres
 import Foundation
 import Functions
 import Logging
+import Metrics
+import MetricsTestKit
 import PostgresNIO
 import ServiceLifecycle
 import Testing
@@ -75,8 +77,24 @@ struct EventHubWakefulnessTests {
         }
     }
 
-    @Test("0036: under a stream of events the hub declares itself, and withdraws after it; every event reaches its stream")
+    @Test(
+        "0036: under a stream of events the hub declares itself, and withdraws after it; every event reaches its stream; its paced pauses are timed"
+    )
     func hubPacesAndWithdraws() async throws {
+        let metrics = TestMetrics()
+        try await withMetricsFactory(metrics) {
+            try await self.pacesAndWithdraws()
+        }
+        // Every pass timed, and while paced each pause as it lasted: at least the interval asked for (10 ms).
+        let sequence = try metrics.expectTimer("order_events.hub.duration", [("stage", "sequence")]).values
+        let read = try metrics.expectTimer("order_events.hub.duration", [("stage", "read")]).values
+        let pauses = try metrics.expectTimer("order_events.hub.duration", [("stage", "pause")]).values
+        #expect(!sequence.isEmpty && sequence.count == read.count)
+        #expect(!pauses.isEmpty && pauses.count < sequence.count, "paused only while paced")
+        #expect(pauses.allSatisfy { $0 >= 10_000_000 }, "\(pauses.min() ?? -1) ns")
+    }
+
+    func pacesAndWithdraws() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
             try await BackendHarness.migrate(client, backend: Backend())
             var configuration = OrderEventHub.Configuration()
