@@ -281,7 +281,9 @@ struct TimerTests {
                 for try await value in claimed.decode(Int64.self) { count = value }
                 let after = try await scans()
                 try await connection.query("ROLLBACK", logger: logger)
-                return (claimed: count, sequential: after.sequential - before.sequential, index: after.index - before.index)
+                return (
+                    claimed: count, sequential: after.sequential - before.sequential, index: after.index - before.index
+                )
             }
             #expect(scans.claimed == 0)
             #expect(scans.sequential == 0)

@@ -174,7 +174,9 @@ extension CitySimulation {
         )
         var writes: [UUID: OfferWrites] = [:]
         for row in rows {
-            let (id, order, offer, committed, sequenced) = try row.decode((UUID, Double, Double?, Double?, Double?).self)
+            let (id, order, offer, committed, sequenced) = try row.decode(
+                (UUID, Double, Double?, Double?, Double?).self
+            )
             writes[id] = OfferWrites(
                 order: Date(timeIntervalSince1970: order),
                 firstOffer: offer.map(Date.init(timeIntervalSince1970:)),

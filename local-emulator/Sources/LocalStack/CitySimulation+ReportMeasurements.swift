@@ -73,24 +73,26 @@ extension CitySimulation.Report {
         guard steps.toSeen.count > 0 else {
             return "- Where the offer's time goes: no order with its booking, row, first offer and sighting timed."
         }
-        func short(_ p: Percentiles) -> String { String(format: "p50 %.0f, p99 %.0f ms", p.p50, p.p99) }
         return "- Where the offer's time goes (\(steps.toSeen.count) orders; wall clocks, the database's are its "
             + "transactions' starts, so what a transaction does before its write counts in the step after): booking "
-            + "sent → order written \(short(steps.toOrder)); → the first `offer.new`'s transaction (commit, capture, "
-            + "claim) \(short(steps.toOffer)); → seen on a driver's stream (`dispatchOrder`'s search and commit, the "
-            + "event log's sequencing, the API's hub, the stream) \(short(steps.toSeen))." + self.offerLastHopText
+            + "sent → order written \(Self.short(steps.toOrder)); → the first `offer.new`'s transaction (commit, "
+            + "capture, claim) \(Self.short(steps.toOffer)); → seen on a driver's stream (`dispatchOrder`'s search "
+            + "and commit, the event log's sequencing, the API's hub, the stream) \(Self.short(steps.toSeen))."
+            + self.offerLastHopText
     }
+
+    /// A step's p50 and p99, as the offer's lines give them.
+    private static func short(_ p: Percentiles) -> String { String(format: "p50 %.0f, p99 %.0f ms", p.p50, p.p99) }
 
     /// The offer's last hop in three (``offerLastHop``), or what is missing for it.
     private var offerLastHopText: String {
         guard let hop = self.offerLastHop else {
             return " Its last step is not split: the database did not time the commits (`track_commit_timestamp`)."
         }
-        func short(_ p: Percentiles) -> String { String(format: "p50 %.0f, p99 %.0f ms", p.p50, p.p99) }
-        return " That last step (\(hop.toCommit.count) orders): → the offer's commit (`dispatchOrder`'s search, writes "
-            + "and commit) \(short(hop.toCommit)); → its event's position committed (the wait for the API's hub, its "
-            + "sequencer) \(short(hop.toSequenced)); → seen (the hub's read, the stream, the client) "
-            + "\(short(hop.toSeen))."
+        return " That last step (\(hop.toCommit.count) orders): → the offer's commit (`dispatchOrder`'s search, "
+            + "writes and commit) \(Self.short(hop.toCommit)); → its event's position committed (the wait for the "
+            + "API's hub, its sequencer) \(Self.short(hop.toSequenced)); → seen (the hub's read, the stream, the "
+            + "client) \(Self.short(hop.toSeen))."
     }
 
     /// The acknowledgements as the API timed them (``APIWebhookTimes``): the share within each bound, so that a p99
