@@ -10,6 +10,26 @@ import Testing
 struct StoreStatementTests {
     static let logger = BackendHarness.logger
 
+    /// The generic and custom plans `connection` made of its prepared statements whose names match any of the
+    /// `LIKE` patterns, by name.
+    static func plans(
+        on connection: PostgresConnection,
+        named patterns: [String]
+    ) async throws -> [String: (generic: Int64, custom: Int64)] {
+        let rows = try await connection.query(
+            """
+            SELECT name, generic_plans, custom_plans FROM pg_prepared_statements
+            WHERE name LIKE ANY(\(patterns)) ORDER BY name
+            """,
+            logger: Self.logger
+        )
+        var plans: [String: (generic: Int64, custom: Int64)] = [:]
+        for try await (name, generic, custom) in rows.decode((String, Int64, Int64).self) {
+            plans[name] = (generic, custom)
+        }
+        return plans
+    }
+
     @Test("the events waiting for a trip's leg: that trip's, with a waiting outcome, oldest first")
     func waitingWebhookEvents() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
@@ -74,18 +94,7 @@ struct StoreStatementTests {
                     try await store.setWebhookOutcome(eventID: -1, outcome: "ignored")
                     #expect(try await store.waitingWebhookEvents(tripID: "no-such-trip").isEmpty)
                 }
-                let rows = try await connection.query(
-                    """
-                    SELECT name, generic_plans, custom_plans FROM pg_prepared_statements
-                    WHERE name LIKE 'functions_store_%' ORDER BY name
-                    """,
-                    logger: Self.logger
-                )
-                var plans: [String: (generic: Int64, custom: Int64)] = [:]
-                for try await (name, generic, custom) in rows.decode((String, Int64, Int64).self) {
-                    plans[name] = (generic, custom)
-                }
-                return plans
+                return try await Self.plans(on: connection, named: ["functions_store_%"])
             }
             #expect(
                 plans.keys.sorted() == [
@@ -134,18 +143,7 @@ struct StoreStatementTests {
                     )
                     #expect(try await store.cancelWithView(orderID: UUID(), by: driver, reason: "none") == nil)
                 }
-                let rows = try await connection.query(
-                    """
-                    SELECT name, generic_plans, custom_plans FROM pg_prepared_statements
-                    WHERE name LIKE '%view_v%' OR name LIKE 'functions_book_order_%' ORDER BY name
-                    """,
-                    logger: Self.logger
-                )
-                var plans: [String: (generic: Int64, custom: Int64)] = [:]
-                for try await (name, generic, custom) in rows.decode((String, Int64, Int64).self) {
-                    plans[name] = (generic, custom)
-                }
-                return plans
+                return try await Self.plans(on: connection, named: ["%view_v%", "functions_book_order_%"])
             }
             #expect(
                 plans.keys.sorted() == [
