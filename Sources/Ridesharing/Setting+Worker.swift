@@ -37,12 +37,13 @@ extension Setting {
     static let workerClaimInterval = Setting(
         "worker.claimIntervalMs", "WORKER_CLAIM_INTERVAL_MS", flag: "claim-interval-ms", default: .value("10"),
         .integer(0...1000), group: .worker,
-        "Under a steady stream of events, milliseconds between claims; 0 claims at every wake-up.",
-        detail: "Steady means claims that find several deliveries but not a full batch, twice in a row; then one "
+        "Under a stream of events, milliseconds between claims; 0 claims at every wake-up.",
+        detail: "A stream means two claims in a row that found several deliveries, or 20 claims within a second that "
+            + "found some; it ends when a whole second of paced claims found work fewer than 10 times. Then one "
             + "claim and one transaction serve several deliveries: fewer commits and less WAL per delivery, so "
             + "writers keep more of their rate while the worker runs (BENCHMARKS.md, \"Steady load\"). Adds at most "
-            + "this much latency under such load; none when events come slower than one per interval, when idle, "
-            + "or behind a backlog. While claims are paced the worker keeps a short-lived row in "
+            + "this much latency under such load; none to a trickle, and behind a backlog full claims follow each "
+            + "other at once. While claims are paced the worker keeps a short-lived row in "
             + "`trigger_runtime.awake_workers` (expiring after ten intervals, at least 100 ms, unless renewed) and "
             + "writers in READ COMMITTED skip their NOTIFY, which would make each of them wait on a database-wide "
             + "lock through the others' commits; when pacing ends the worker deletes the row and claims until "

@@ -31,14 +31,14 @@ extension TriggerRuntime {
         /// row locks an open transaction holds longer (BENCHMARKS.md). The worker process reads it from its
         /// settings, so a deployment can try another.
         public var transactionWindow: Duration = .milliseconds(20)
-        /// Under a steady stream of events (claims find several deliveries, but fewer than `batchSize`, twice in a
-        /// row), claims are at least this far apart, so each takes what gathered meanwhile and one transaction
-        /// handles several deliveries. It adds up to this much latency under such load, and none when events come
-        /// slower than one per interval (a claim that finds one delivery or none ends the pacing) or behind a
-        /// backlog (full claims follow each other at once). While claims are paced, the worker tells the capture
-        /// triggers so (a short-lived row in `trigger_runtime.awake_workers`) and writers skip their NOTIFY, which
-        /// would make each of them wait for the others' commits; when pacing ends it withdraws that and claims
-        /// until every writer that skipped has committed. Zero claims at every wake-up and never skips a
+        /// Under a stream of events (two claims in a row that found several deliveries, or 20 claims within a second
+        /// that found some), claims are at least this far apart, so each takes what gathered meanwhile and one
+        /// transaction handles several deliveries; behind a backlog (full claims) they follow each other at once. It
+        /// adds up to this much latency under such load and none to a trickle. Pacing ends when a whole second of
+        /// paced claims found work fewer than 10 times (``ClaimPacing``). While claims are paced, the worker tells
+        /// the capture triggers so (a short-lived row in `trigger_runtime.awake_workers`) and writers skip their
+        /// NOTIFY, which would make each of them wait for the others' commits; when pacing ends it withdraws that and
+        /// claims until every writer that skipped has committed. Zero claims at every wake-up and never skips a
         /// notification. Default 10 ms.
         public var claimInterval: Duration = .milliseconds(10)
         /// Lanes (handler slots) start one at a time: another starts when a claimed delivery has waited this long

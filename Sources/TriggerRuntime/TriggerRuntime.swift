@@ -237,6 +237,8 @@ extension TriggerRuntime {
             state.enqueue(claimed, full: claimed.count == limit)
             wakefulness = await self.wakefulness(after: wakefulness, pacing: pacing, finalClaim: finalClaim, now: now)
             if claimed.count == limit { return (true, nil) }
+            // Paced, the next claim is due whether or not anything rings (writers may skip their NOTIFY).
+            if let due = pacing.nextClaim { return (false, max(due - ContinuousClock.now, .zero)) }
             // Running handlers ring when they finish; look ahead only when idle.
             if claimed.isEmpty && state.inFlightCount == 0,
                 let due = try await self.store.secondsUntilNextDue(functions: functions)

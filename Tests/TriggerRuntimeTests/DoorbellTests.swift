@@ -51,29 +51,82 @@ struct DoorbellTests {
         #expect(ContinuousClock.now - start >= .milliseconds(100))
     }
 
-    @Test("claims are paced only after two claims in a row that found several but not a full batch")
+    @Test("claims are paced after two claims in a row that found several, and stay paced through gaps and backlogs")
     func pacing() {
         let start = ContinuousClock.now
+        func at(_ ms: Int) -> ContinuousClock.Instant { start + .milliseconds(ms) }
         var pacing = ClaimPacing(interval: .milliseconds(5))
         #expect(pacing.nextClaim == nil)
-        pacing.claimed(3, of: 64, at: start)
+        pacing.claimed(3, of: 64, at: at(0))
         #expect(pacing.nextClaim == nil)
-        pacing.claimed(2, of: 64, at: start + .milliseconds(1))
-        #expect(pacing.nextClaim == start + .milliseconds(6))
-        pacing.claimed(64, of: 64, at: start + .milliseconds(7))
+        pacing.claimed(2, of: 64, at: at(1))
+        #expect(pacing.isPacing)
+        #expect(pacing.nextClaim == at(6))
+        pacing.claimed(64, of: 64, at: at(7))
+        #expect(pacing.isPacing, "a backlog keeps the worker claiming without notifications")
         #expect(pacing.nextClaim == nil, "a full claim (a backlog) claims again at once")
-        pacing.claimed(5, of: 64, at: start + .milliseconds(8))
-        pacing.claimed(5, of: 64, at: start + .milliseconds(9))
-        #expect(pacing.nextClaim != nil)
-        pacing.claimed(1, of: 64, at: start + .milliseconds(14))
-        #expect(pacing.nextClaim == nil, "one delivery per interval: pacing would only add latency")
-        pacing.claimed(5, of: 64, at: start + .milliseconds(15))
-        pacing.claimed(5, of: 64, at: start + .milliseconds(16))
-        pacing.claimed(0, of: 64, at: start + .milliseconds(21))
-        #expect(pacing.nextClaim == nil, "an empty claim (idle) claims the next notification at once")
+        pacing.claimed(1, of: 64, at: at(8))
+        #expect(pacing.nextClaim == at(13), "one delivery, then a gap: still paced (used to end the pacing)")
+        pacing.claimed(0, of: 64, at: at(13))
+        #expect(pacing.nextClaim == at(18), "an empty paced claim schedules the next")
+        // Windows follow each other from the first claim (0 ms); a window closes at the first claim a window after
+        // its start. Paced since 1 ms, so the first window is not judged; the next (from 1,500 ms) is.
+        pacing.claimed(0, of: 64, at: at(1_500))
+        #expect(pacing.isPacing, "the window from 0 ms was not paced whole")
+        for index in 1..<100 { pacing.claimed(0, of: 64, at: at(1_500 + index * 10)) }
+        #expect(pacing.isPacing, "the window from 1,500 ms is not closed yet")
+        pacing.claimed(0, of: 64, at: at(2_500))
+        #expect(!pacing.isPacing, "in a whole paced window claims found work fewer than enterAt / 2 times")
+        #expect(pacing.nextClaim == nil)
+    }
+
+    @Test("a worker behind slow handlers stays paced: its claims are rare, and each finds work")
+    func pacingBehindSlowHandlers() {
+        let start = ContinuousClock.now
+        func at(_ ms: Int) -> ContinuousClock.Instant { start + .milliseconds(ms) }
+        var pacing = ClaimPacing(interval: .milliseconds(10), enterAt: 20)
+        pacing.claimed(2, of: 2, at: at(0))
+        pacing.claimed(1, of: 1, at: at(200))
+        #expect(pacing.isPacing, "full claims, even of the one room left")
+        for index in 2..<25 { pacing.claimed(index % 2 == 0 ? 2 : 1, of: 2, at: at(index * 200)) }
+        #expect(pacing.isPacing, "five claims a second, every one finding work, for five seconds")
+        for index in 0..<5 { pacing.claimed(index < 3 ? 1 : 0, of: 2, at: at(5_000 + index * 200)) }
+        pacing.claimed(0, of: 2, at: at(6_000))
+        #expect(pacing.isPacing, "three of five claims found work: more than found none")
+        for index in 1..<5 { pacing.claimed(index == 1 ? 1 : 0, of: 2, at: at(6_000 + index * 200)) }
+        pacing.claimed(0, of: 2, at: at(7_000))
+        #expect(!pacing.isPacing, "one of five found work: a slow machine's idle claims end the pacing too")
+    }
+
+    @Test("a stream woken one delivery per notification is paced once a window counts enterAt claims that found work")
+    func pacingByRate() {
+        let start = ContinuousClock.now
+        func at(_ ms: Int) -> ContinuousClock.Instant { start + .milliseconds(ms) }
+        var pacing = ClaimPacing(interval: .milliseconds(10), enterAt: 20)
+        for index in 0..<19 { pacing.claimed(1, of: 64, at: at(index * 50)) }
+        pacing.claimed(0, of: 64, at: at(960))
+        pacing.claimed(1, of: 64, at: at(1_000))
+        #expect(!pacing.isPacing, "19 of 20 in the first window")
+        for index in 0..<20 { pacing.claimed(1, of: 64, at: at(1_010 + index * 40)) }
+        #expect(!pacing.isPacing, "judged when the window closes")
+        pacing.claimed(1, of: 64, at: at(2_000))
+        #expect(pacing.isPacing, "21 in the window from 1,000 ms")
+        // Paced from 2,000 ms: ten claims with work in each whole window keep it (the half of 20), nine end it.
+        for index in 1..<100 { pacing.claimed(index % 10 == 0 ? 1 : 0, of: 64, at: at(2_000 + index * 10)) }
+        pacing.claimed(0, of: 64, at: at(3_000))
+        #expect(pacing.isPacing, "10 of the window's 100 claims found work: not below the half")
+        for index in 1..<100 { pacing.claimed(index % 11 == 0 ? 1 : 0, of: 64, at: at(3_000 + index * 10)) }
+        pacing.claimed(0, of: 64, at: at(4_000))
+        #expect(!pacing.isPacing, "9 in the window from 3,000 ms")
+        var stale = ClaimPacing(interval: .milliseconds(10), enterAt: 2)
+        stale.claimed(1, of: 64, at: at(0))
+        stale.claimed(1, of: 64, at: at(1))
+        stale.claimed(1, of: 64, at: at(5_000))
+        #expect(!stale.isPacing, "a window closed long after it ended does not start the pacing")
         var off = ClaimPacing(interval: .zero)
-        off.claimed(5, of: 64, at: start)
-        off.claimed(5, of: 64, at: start)
+        off.claimed(5, of: 64, at: at(0))
+        off.claimed(5, of: 64, at: at(1))
+        #expect(!off.isPacing)
         #expect(off.nextClaim == nil)
     }
 

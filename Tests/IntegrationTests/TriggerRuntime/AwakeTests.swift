@@ -144,4 +144,47 @@ struct AwakeTests {
             #expect(handled.entries.count == total)
         }
     }
+
+    @Test("behind a backlog (full claims) the worker declares itself awake; once caught up it settles")
+    func backlogDeclaresAwake() async throws {
+        let handled = Observations<Int>()
+        let registry = ListenTests.registry(handled)
+        let (logger, logs) = Logger.capturing()
+        // Its own server: settling waits for every transaction that had an id when the declaration was withdrawn.
+        try await RuntimeHarness.withPreparedDatabaseOnOwnServer(registry: registry, logger: logger) { client, _ in
+            // Claims of at most 4 against a backlog of 1,000: every claim but the last comes back full. Such a worker
+            // used to withdraw at every full claim, and every writer notified (and waited on the NOTIFY lock) while
+            // it was behind. The poll would take ten minutes: only full and paced claims can finish in time.
+            let configuration = RuntimeHarness.configuration {
+                $0.pollInterval = .seconds(600)
+                $0.batchSize = 4
+            }
+            try await RuntimeHarness.withWorker(
+                client: client, registry: registry, configuration: configuration, logger: logger
+            ) {
+                try await logs.wait("listening") { $0.contains { $0.message == "listening" } }
+                try await client.query(
+                    "INSERT INTO items (id, name, value) SELECT g, 'b', 0 FROM generate_series(1, 1000) g"
+                )
+                try await logs.wait("declared") { $0.contains { $0.message == "claims paced: writers skip their NOTIFY" } }
+                // Written while the worker is declared: no NOTIFY, found by the claims that go on anyway.
+                try await client.query(
+                    "INSERT INTO items (id, name, value) SELECT g, 'b', 0 FROM generate_series(1001, 1100) g"
+                )
+                // Under the whole suite on two cores a delivery can take 100 ms: this is not a timing test.
+                try await handled.wait("1,100 deliveries", timeout: .seconds(300)) { $0.count >= 1100 }
+                try await logs.wait("settled") { entries in
+                    entries.last {
+                        $0.message.hasPrefix("claims paced") || $0.message.hasPrefix("settled")
+                    }?.message == "settled: writers notify again"
+                }
+                let declared = try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.awake_workers")
+                #expect(declared == 0)
+                let declarations = logs.entries.filter { $0.message == "claims paced: writers skip their NOTIFY" }.count
+                #expect(declarations == 1, "declared once through the backlog, not at every full claim")
+            }
+            #expect(Set(handled.entries) == Set(1...1100))
+            #expect(handled.entries.count == 1100)
+        }
+    }
 }
