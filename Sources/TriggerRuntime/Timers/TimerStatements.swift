@@ -10,10 +10,20 @@ import PostgresNIO
 enum TimerStatements {
     /// Writes (or, with `keep`, leaves) the timer; a due one not yet claimed is a delivery with attempt 0 and no
     /// lease, which `replace` removes with the pending one (at most one of the two exists) and `keep` keeps.
-    /// Notifies the workers' channel when it wrote. Answers whether the function is a registered timer function
-    /// and how many timers it wrote.
+    /// Notifies the workers' channel when it wrote, unless a worker is awake on the channel: the capture trigger's
+    /// rule (runtime migration 0004), for the same reason. A paced worker claims every `claimInterval` and every
+    /// claim promotes the due timers; one that stops pacing settles (waits for every writer that may have skipped)
+    /// and, idle, reads when the earliest timer is due. The transaction's id is taken before the check, so a
+    /// withdrawal's horizon covers this writer whatever order PostgreSQL evaluates the statement's parts in.
+    /// Answers whether the function is a registered timer function and how many timers it wrote.
+    ///
+    /// **Why** (v2; v1 always notified): a `NOTIFY` takes a database-wide lock at commit and holds it through the
+    /// commit's WAL flush. In the 4,000-ride city every dispatch committed one (its round and window timers), as did
+    /// every ride's arrival checks, queueing each behind the others' and the event sequencer's: 8,000 in 396 s of
+    /// rides (55th session, run Kd2), the most of any writer once the worker stayed paced through the stream. Tried in
+    /// the 54th session without a measured gain, when the worker was declared only a fifth of the time.
     struct Schedule: PostgresPreparedStatement {
-        static let name = "trigger_runtime_timer_schedule_v1"
+        static let name = "trigger_runtime_timer_schedule_v2"
         static let sql = """
             WITH f AS (SELECT FROM trigger_runtime.functions WHERE name = $1 AND kind = 'timer'),
             promoted AS (
@@ -36,7 +46,14 @@ enum TimerStatements {
                 WHERE $4
                 RETURNING 1
             ),
-            notified AS (SELECT pg_notify($8, '') FROM written LIMIT 1)
+            notified AS (
+                SELECT pg_notify($8, '') FROM written
+                WHERE CASE WHEN pg_current_xact_id() IS NULL THEN true
+                      ELSE current_setting('transaction_isolation') <> 'read committed' OR NOT EXISTS (
+                          SELECT FROM trigger_runtime.awake_workers a WHERE a.channel = $8 AND a.until > clock_timestamp())
+                      END
+                LIMIT 1
+            )
             SELECT (SELECT count(*) FROM f)::int8, (SELECT count(*) FROM written)::int8,
                    (SELECT count(*) FROM notified)::int8, (SELECT count(*) FROM unpromoted)::int8
             """

@@ -102,6 +102,124 @@ struct AwakeTests {
         }
     }
 
+    @Test("scheduling a timer skips its NOTIFY only for an unexpired declaration on its channel, in READ COMMITTED")
+    func timerSkipsNotify() async throws {
+        let registry = TimerTests.registry(Observations<TimerTests.Fired>())
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            try await Self.withListener(client: client) { payloads in
+                var step = 0
+                func scheduled(isolation: String? = nil, awake: String?) async throws -> [String] {
+                    step += 1
+                    try await client.query("DELETE FROM trigger_runtime.awake_workers")
+                    if let awake {
+                        try await client.query(
+                            PostgresQuery(
+                                unsafeSQL: """
+                                    INSERT INTO trigger_runtime.awake_workers VALUES ('w1', \(awake))
+                                    """))
+                    }
+                    return try await Self.notified(
+                        by: {
+                            try await client.withConnection { connection in
+                                try await connection.query(
+                                    PostgresQuery(unsafeSQL: "BEGIN ISOLATION LEVEL \(isolation ?? "READ COMMITTED")"),
+                                    logger: logger)
+                                try await PostgresTimers(logger: logger).schedule(
+                                    "ring", document: "d\(step)", key: "k", due: .after(.seconds(3600)),
+                                    payload: Data("\"x\"".utf8), ifExists: .replace, on: connection)
+                                try await connection.query("COMMIT", logger: logger)
+                            }
+                        }, client: client, payloads: payloads
+                    ).payloads
+                }
+                let here = "'trigger_runtime', clock_timestamp() + interval '1 hour'"
+                let asleep = try await scheduled(awake: nil)
+                #expect(asleep == [""], "no worker awake: notify")
+                let awake = try await scheduled(awake: here)
+                #expect(awake == [], "a worker awake: skip")
+                let repeatableRead = try await scheduled(isolation: "REPEATABLE READ", awake: here)
+                #expect(repeatableRead == [""], "a snapshot older than the check could miss a withdrawal: notify")
+                let expired = try await scheduled(awake: "'trigger_runtime', clock_timestamp() - interval '1 second'")
+                #expect(expired == [""], "an expired declaration: notify")
+                let elsewhere = try await scheduled(awake: "'other_channel', clock_timestamp() + interval '1 hour'")
+                #expect(elsewhere == [""], "awake on another channel: notify")
+            }
+            let timers = try await TimerTests.count(client, "timers")
+            #expect(timers == 5)
+        }
+    }
+
+    @Test(
+        "a timer scheduled while the worker is awake (no NOTIFY) fires when due, during the stream and after it settled"
+    )
+    func awakeWorkerRunsTimersScheduledWithoutNotify() async throws {
+        let handled = Observations<Int>()
+        let fired = Observations<String>()
+        var functions = ListenTests.registry(handled)
+        functions.registerTimer("ring", as: String.self) { timer, _ in fired.append(timer.key) }
+        let registry = functions
+        let (logger, logs) = Logger.capturing()
+        // Its own server, as the settling test's: settling waits for the whole server's transactions.
+        try await RuntimeHarness.withPreparedDatabaseOnOwnServer(registry: registry, logger: logger) { client, _ in
+            // Nothing but paced claims and the settled worker's look-ahead can fire the timers within the test.
+            let configuration = RuntimeHarness.configuration { $0.pollInterval = .seconds(600) }
+            try await RuntimeHarness.withWorker(
+                client: client, registry: registry, configuration: configuration, logger: logger
+            ) {
+                try await logs.wait("listening") { $0.contains { $0.message == "listening" } }
+                var next = 1
+                func insertFive() async throws {
+                    try await client.query(
+                        "INSERT INTO items (id, name, value) SELECT g, 'p', 0 FROM generate_series(\(next), \(next + 4)) g"
+                    )
+                    next += 5
+                }
+                while !logs.entries.contains(where: { $0.message == "claims paced: writers skip their NOTIFY" }) {
+                    try #require(next < 100_000, "claims were never paced")
+                    try await insertFive()
+                }
+                // Scheduled only while the declaration stands (checked in the same transaction, just before): no
+                // NOTIFY is sent. `false`: none stood, nothing scheduled.
+                func scheduleWhileAwake(key: String, due: Duration) async throws -> Bool {
+                    try await client.withTransaction(logger: logger) { connection in
+                        let awake = try await connection.query(
+                            "SELECT count(*)::int8 FROM trigger_runtime.awake_workers WHERE until > clock_timestamp()",
+                            logger: logger
+                        ).collect().first?.decode(Int64.self) ?? 0
+                        guard awake > 0 else { return false }
+                        try await PostgresTimers(logger: logger).schedule(
+                            "ring", document: "t", key: key, due: .after(due), payload: Data("\"x\"".utf8),
+                            ifExists: .replace, on: connection)
+                        return true
+                    }
+                }
+                var during = try await scheduleWhileAwake(key: "during", due: .milliseconds(50))
+                while !during {
+                    // The declaration lapsed between two claims: pace again and retry.
+                    for _ in 0..<20 { try await insertFive() }
+                    during = try await scheduleWhileAwake(key: "during", due: .milliseconds(50))
+                }
+                for _ in 0..<20 { try await insertFive() }
+                try await fired.wait("the timer due during the stream") { $0.contains("during") }
+                var after = try await scheduleWhileAwake(key: "after", due: .seconds(5))
+                while !after {
+                    for _ in 0..<20 { try await insertFive() }
+                    after = try await scheduleWhileAwake(key: "after", due: .seconds(5))
+                }
+                // The stream stops: the worker settles, then only its look-ahead can wake it for this timer.
+                try await logs.wait("the worker to settle", timeout: .seconds(60)) { entries in
+                    entries.last { $0.message.hasPrefix("claims paced") || $0.message.hasPrefix("settled") }?.message
+                        == "settled: writers notify again"
+                }
+                try await fired.wait("the timer due after the stream, long before the poll", timeout: .seconds(60)) {
+                    $0.contains("after")
+                }
+            }
+            #expect(fired.entries.sorted() == ["after", "during"])
+        }
+    }
+
     @Test("under a steady stream the worker declares itself awake; when the stream stops it settles without the poll")
     func steadyStreamSettles() async throws {
         let handled = Observations<Int>()

@@ -388,7 +388,7 @@ struct TimerTests {
                 }
                 return plans
             }
-            #expect(plans.keys.sorted() == ["trigger_runtime_timer_cancel_v1", "trigger_runtime_timer_schedule_v1"])
+            #expect(plans.keys.sorted() == ["trigger_runtime_timer_cancel_v1", "trigger_runtime_timer_schedule_v2"])
             for (name, plan) in plans {
                 // PostgreSQL plans the first five executions for their values, then keeps a generic plan if it
                 // costs no more: a statement planned anew at every call would show 12 custom plans.
