@@ -82,13 +82,24 @@ public final class OrderEventHub: Service, Sendable {
             if case .asleep = self { return false }
             return true
         }
+
+        var isAwake: Bool {
+            if case .awake = self { return true }
+            return false
+        }
     }
+
+    /// How long the hub's registration as waiting for notifications (``M0037EventHubListening``) lasts unless
+    /// renewed: three poll intervals (at least its `awakeFor`), renewed at each pass after half of it. An asleep hub
+    /// passes at least every poll interval, so it renews in time unless its passes fail; then the sequencers stop
+    /// notifying for it and it reads at its poll.
+    var listeningFor: Duration { max(self.configuration.awakeFor, self.configuration.pollInterval * 3) }
 
     /// The settings.
     public let configuration: Configuration
     /// The log it reads.
     public let log: OrderEventLog
-    /// This hub's row in `order_event_hubs_awake` while it is awake.
+    /// This hub's row in `order_event_hubs_awake` while it is awake, and in `order_event_hubs_listening` while not.
     let id = "hub-\(UUID().uuidString.lowercased())"
     let logger: Logger
     private let state = Mutex(State())
@@ -218,7 +229,26 @@ public final class OrderEventHub: Service, Sendable {
     private func pump() async {
         var pacing = EventHubPacing(interval: self.configuration.pacedInterval, enterAt: self.configuration.pacedAbove)
         var wakefulness = Wakefulness.asleep
+        // When the registration as waiting for notifications was last written (`nil`: not registered).
+        var listened: ContinuousClock.Instant?
         while !Task.isCancelled {
+            // Registered before the pass, so whatever a sequencer gives positions after the pass is either read by
+            // it or notified.
+            if !wakefulness.isAwake {
+                let now = ContinuousClock.now
+                if listened.map({ now - $0 >= self.listeningFor / 2 }) ?? true {
+                    do {
+                        try await self.log.listen(hub: self.id, for: self.listeningFor)
+                        listened = now
+                    } catch {
+                        if Task.isCancelled { break }
+                        self.logger.warning(
+                            "order events: could not register the hub as listening; it reads at its poll",
+                            metadata: ["error": "\(String(reflecting: error))"]
+                        )
+                    }
+                }
+            }
             var found = false
             do {
                 found = try await self.step()
@@ -229,6 +259,9 @@ public final class OrderEventHub: Service, Sendable {
             let now = ContinuousClock.now
             pacing.passed(foundEvents: found, at: now)
             wakefulness = await self.wakefulness(after: wakefulness, pacing: pacing, now: now)
+            // Declared awake, it is no longer registered; withdrawn, it is again (in the same statement), and the
+            // next pass writes the registration's renewal.
+            if wakefulness.isAwake { listened = nil }
             if wakefulness.isPolling {
                 // The paced passes' clock: when this process reads the log, not work that must happen later.
                 let paused = ContinuousClock.now
@@ -240,20 +273,18 @@ public final class OrderEventHub: Service, Sendable {
                 await self.doorbell.wait(timeout: self.configuration.pollInterval)
             }
         }
-        if case .awake = wakefulness {
-            // Cancelled: a task of its own, so the withdrawal is sent.
-            let log = self.log
-            let id = self.id
-            do {
-                try await Task { try await log.withdrawAwake(hub: id) }.value
-            } catch {
-                self.logger.warning(
-                    "order events: could not withdraw the hub's declaration at shutdown; it expires by itself",
-                    metadata: [
-                        "error": "\(String(reflecting: error))", "events.awake_for": "\(self.configuration.awakeFor)",
-                    ]
-                )
-            }
+        // Cancelled: a task of its own, so the withdrawal is sent.
+        let log = self.log
+        let id = self.id
+        do {
+            try await Task { try await log.leave(hub: id) }.value
+        } catch {
+            self.logger.warning(
+                "order events: could not withdraw the hub's declaration at shutdown; it expires by itself",
+                metadata: [
+                    "error": "\(String(reflecting: error))", "events.awake_for": "\(self.configuration.awakeFor)",
+                ]
+            )
         }
     }
 
@@ -284,7 +315,7 @@ public final class OrderEventHub: Service, Sendable {
             return .asleep
         case .awake:
             do {
-                try await self.log.withdrawAwake(hub: self.id)
+                try await self.log.withdrawAwake(hub: self.id, listening: self.listeningFor)
                 self.logger.debug("order events: no longer paced; writers notify again")
                 // The writers that read the row before its deletion commit within moments.
                 return .settling(until: now + awakeFor / 4)

@@ -48,10 +48,11 @@ public struct OrderEventLog: Sendable {
     }
 
     /// Declares hub `hub` awake for `duration` (or renews it): the writers skip their `NOTIFY` meanwhile
-    /// (``M0036EventHubWakefulness``).
+    /// (``M0036EventHubWakefulness``), and it no longer waits for the sequencer's (``M0037EventHubListening``).
     func declareAwake(hub: String, for duration: Duration) async throws {
         try await self.client.query(
             """
+            WITH unlisted AS (DELETE FROM order_event_hubs_listening WHERE hub = \(hub))
             INSERT INTO order_event_hubs_awake (hub, until)
             VALUES (\(hub), clock_timestamp() + make_interval(secs => \(duration.seconds)::float8))
             ON CONFLICT (hub) DO UPDATE SET until = excluded.until
@@ -60,9 +61,48 @@ public struct OrderEventLog: Sendable {
         )
     }
 
-    /// Withdraws hub `hub`'s declaration: the writers that start after this notify again.
-    func withdrawAwake(hub: String) async throws {
-        try await self.client.query("DELETE FROM order_event_hubs_awake WHERE hub = \(hub)", logger: self.logger)
+    /// Withdraws hub `hub`'s declaration: the writers that start after this notify again, and the sequencer
+    /// notifies for it (it listens for `listening`, see ``listen(hub:for:)``).
+    func withdrawAwake(hub: String, listening: Duration) async throws {
+        try await self.client.query(
+            """
+            WITH listed AS (
+                INSERT INTO order_event_hubs_listening (hub, until)
+                VALUES (\(hub), clock_timestamp() + make_interval(secs => \(listening.seconds)::float8))
+                ON CONFLICT (hub) DO UPDATE SET until = excluded.until)
+            DELETE FROM order_event_hubs_awake WHERE hub = \(hub)
+            """,
+            logger: self.logger
+        )
+    }
+
+    /// Registers hub `hub` as waiting for notifications for `duration` (or renews it): the sequencer notifies
+    /// while an unexpired registration exists (``M0037EventHubListening``). It also deletes the registrations that
+    /// expired a minute ago (hubs that died), so the sequencer's check reads a handful of rows however many API
+    /// processes came and went.
+    func listen(hub: String, for duration: Duration) async throws {
+        try await self.client.query(
+            """
+            WITH expired AS (
+                DELETE FROM order_event_hubs_listening
+                WHERE until < clock_timestamp() - interval '1 minute' AND hub <> \(hub))
+            INSERT INTO order_event_hubs_listening (hub, until)
+            VALUES (\(hub), clock_timestamp() + make_interval(secs => \(duration.seconds)::float8))
+            ON CONFLICT (hub) DO UPDATE SET until = excluded.until
+            """,
+            logger: self.logger
+        )
+    }
+
+    /// Ends hub `hub`'s declaration and registration (it stops).
+    func leave(hub: String) async throws {
+        try await self.client.query(
+            """
+            WITH unlisted AS (DELETE FROM order_event_hubs_listening WHERE hub = \(hub))
+            DELETE FROM order_event_hubs_awake WHERE hub = \(hub)
+            """,
+            logger: self.logger
+        )
     }
 
     /// Every event after `position` (at most ``batch``), oldest first: what a process's hub fans out.

@@ -39,5 +39,6 @@ enum AppMigrations {
         M0034WebhookBodiesAsReceived.migration,
         M0035EventSequencerFunction.migration,
         M0036EventHubWakefulness.migration,
+        M0037EventHubListening.migration,
     ]
 }

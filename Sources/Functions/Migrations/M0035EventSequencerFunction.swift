@@ -21,35 +21,39 @@ enum M0035EventSequencerFunction {
     static let migration = Migration(
         group: AppMigrations.group,
         name: "0035_event_sequencer_function",
-        statements: [
-            """
-            CREATE FUNCTION order_events_sequence() RETURNS integer
-            LANGUAGE plpgsql VOLATILE
-            AS $$
-            DECLARE
-                v_last bigint;
-                v_sequenced integer;
-            BEGIN
-                IF NOT EXISTS (SELECT 1 FROM order_event_queue) THEN
-                    RETURN 0;
-                END IF;
-                SELECT last_position INTO v_last FROM order_event_sequencer FOR UPDATE;
-                EXECUTE 'WITH taken AS (
-                        DELETE FROM order_event_queue q
-                        WHERE q.id IN (SELECT id FROM order_event_queue ORDER BY id LIMIT \(OrderEventLog.batch))
-                        RETURNING q.id)
-                    INSERT INTO order_event_positions (position, event_id)
-                    SELECT $1 + row_number() OVER (ORDER BY id), id FROM taken'
-                    USING v_last;
-                GET DIAGNOSTICS v_sequenced = ROW_COUNT;
-                IF v_sequenced > 0 THEN
-                    UPDATE order_event_sequencer SET last_position = v_last + v_sequenced;
-                    PERFORM pg_notify('\(OrderEventLog.channel)', '');
-                END IF;
-                RETURN v_sequenced;
-            END
-            $$
-            """
-        ]
+        statements: [Self.function(create: "CREATE", notify: "PERFORM pg_notify('\(OrderEventLog.channel)', '');")]
     )
+
+    /// The function's definition; `notify` is what it runs after giving positions (migration 0037 notifies only
+    /// while some hub listens).
+    static func function(create: String, notify: String) -> String {
+        """
+        \(create) FUNCTION order_events_sequence() RETURNS integer
+        LANGUAGE plpgsql VOLATILE
+        AS $$
+        DECLARE
+            v_last bigint;
+            v_sequenced integer;
+        BEGIN
+            IF NOT EXISTS (SELECT 1 FROM order_event_queue) THEN
+                RETURN 0;
+            END IF;
+            SELECT last_position INTO v_last FROM order_event_sequencer FOR UPDATE;
+            EXECUTE 'WITH taken AS (
+                    DELETE FROM order_event_queue q
+                    WHERE q.id IN (SELECT id FROM order_event_queue ORDER BY id LIMIT \(OrderEventLog.batch))
+                    RETURNING q.id)
+                INSERT INTO order_event_positions (position, event_id)
+                SELECT $1 + row_number() OVER (ORDER BY id), id FROM taken'
+                USING v_last;
+            GET DIAGNOSTICS v_sequenced = ROW_COUNT;
+            IF v_sequenced > 0 THEN
+                UPDATE order_event_sequencer SET last_position = v_last + v_sequenced;
+                \(notify)
+            END IF;
+            RETURN v_sequenced;
+        END
+        $$
+        """
+    }
 }

@@ -13,8 +13,9 @@ import TriggerRuntime
 ///
 /// `order_event_hubs_awake` holds a row per hub that polls, with a short expiry it renews. `order_events_notify()`
 /// notifies unless an unexpired row exists or the writer is not `READ COMMITTED` (its snapshot could be older than
-/// a withdrawal). The sequencer still always notifies when it gave positions: that is how the hubs of other API
-/// processes, asleep, learn of events whose writers skipped theirs. Nothing can be lost by a skipped notification:
+/// a withdrawal). The sequencer still notifies when it gave positions: that is how the hubs of other API processes,
+/// asleep, learn of events whose writers skipped theirs (since ``M0037EventHubListening``, only while such a hub
+/// has registered itself). Nothing can be lost by a skipped notification:
 /// every hub also reads every ``OrderEventHub/Configuration/pollInterval`` (a second); a hub that dies while awake
 /// leaves a row that expires, and a hub that stops polling polls on for a moment after withdrawing its row. Additive
 /// for a rolling upgrade: the previous release's hub never declares itself, so with only such hubs every writer

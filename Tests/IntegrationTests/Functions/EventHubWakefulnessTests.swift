@@ -27,7 +27,7 @@ struct EventHubWakefulnessTests {
         try await client.query(query, logger: Self.logger).collect().first?.decode(Int64.self) ?? -1
     }
 
-    @Test("0036: a writer notifies unless a hub's declaration is unexpired (or it is not READ COMMITTED); the sequencer always does")
+    @Test("0036, 0037: a writer notifies unless a hub's declaration is unexpired (or it is not READ COMMITTED); the sequencer while a hub listens")
     func writersSkipTheirNotify() async throws {
         try await TestDatabase.shared.withDatabase(logger: Self.logger) { client, _ in
             try await BackendHarness.migrate(client, backend: Backend())
@@ -41,6 +41,11 @@ struct EventHubWakefulnessTests {
                 }
                 let asleep = try await notified { try await Self.append(client, rider: rider) }
                 #expect(asleep.payloads == [""], "no hub awake")
+                // A hub waiting for notifications (asleep) registers itself: the sequencer notifies for it.
+                try await client.query(
+                    "INSERT INTO order_event_hubs_listening VALUES ('h2', clock_timestamp() + interval '1 hour')",
+                    logger: Self.logger
+                )
                 let first = try await notified { try await log.sequence() }
                 #expect(first.result == 1)
                 #expect(first.payloads == [""])
@@ -62,10 +67,19 @@ struct EventHubWakefulnessTests {
                     }
                 }
                 #expect(repeatableRead.payloads == [""], "REPEATABLE READ: its snapshot may be older than a withdrawal")
-                // The sequencer always notifies, for the other processes' hubs; the skipped event was queued.
+                // The sequencer notifies for the hub that listens; the skipped event was queued.
                 let second = try await notified { try await log.sequence() }
                 #expect(second.result == 2)
                 #expect(second.payloads == [""])
+                // No hub listens (one expired): the sequencer gives positions without a notification.
+                try await client.query(
+                    "UPDATE order_event_hubs_listening SET until = clock_timestamp() - interval '1 second'",
+                    logger: Self.logger
+                )
+                try await Self.append(client, rider: rider)
+                let unheard = try await notified { try await log.sequence() }
+                #expect(unheard.result == 1)
+                #expect(unheard.payloads.isEmpty, "nobody listens")
 
                 try await client.query(
                     "UPDATE order_event_hubs_awake SET until = clock_timestamp() - interval '1 second'",
@@ -105,23 +119,56 @@ struct EventHubWakefulnessTests {
             let hub = OrderEventHub(client: client, configuration: configuration, logger: Self.logger)
             let rider = UUID()
             let declared: PostgresQuery = "SELECT count(*)::int8 FROM order_event_hubs_awake WHERE until > clock_timestamp()"
+            let listening: PostgresQuery =
+                "SELECT count(*)::int8 FROM order_event_hubs_listening WHERE until > clock_timestamp()"
+            // Registrations of hubs that died: one that expired a minute ago goes when a hub registers, one that
+            // expired moments ago stays (the clocks of two API hosts may differ by that much).
+            try await client.query(
+                """
+                INSERT INTO order_event_hubs_listening VALUES
+                    ('dead', clock_timestamp() - interval '2 minutes'), ('recent', clock_timestamp() - interval '10 s')
+                """,
+                logger: Self.logger
+            )
             try await ServiceGroup.withRunning([hub], logger: Self.logger) {
                 try await RideHarness.eventually("the hub runs", timeout: .seconds(30)) { hub.isRunning }
                 let (subscription, _) = try #require(hub.subscribe(scope: .caller(rider), maximumDuration: .seconds(120)))
                 defer { hub.unsubscribe(subscription) }
                 #expect(try await Self.count(client, declared) == 0, "no stream of events yet")
+                try await RideHarness.eventually("the hub registered as listening", timeout: .seconds(30)) {
+                    try await Self.count(client, listening) == 1
+                }
+                let left = try await client.query(
+                    "SELECT hub FROM order_event_hubs_listening WHERE until < clock_timestamp() ORDER BY hub",
+                    logger: Self.logger
+                ).collect().map { try $0.decode(String.self) }
+                #expect(left == ["recent"])
 
                 // Events written one after another until the hub has declared itself (at most 2,000 of them).
                 // The declaration seen is the one asserted: read again, it may already be withdrawn (the loop
                 // stopped writing, and a hub's pass that finds the stream over withdraws; CI saw that once).
                 var written = 0
                 var wasDeclared = false
+                var listenedWhileDeclared: Int64 = -1
                 while written < 2000 && !wasDeclared {
                     try await Self.append(client, rider: rider)
                     written += 1
-                    if written % 10 == 0 { wasDeclared = try await Self.count(client, declared) == 1 }
+                    if written % 10 == 0 {
+                        // Both in one snapshot: the declaration and the registration change in one statement.
+                        let rows = try await client.query(
+                            """
+                            SELECT (SELECT count(*) FROM order_event_hubs_awake WHERE until > clock_timestamp())::int8,
+                                   (SELECT count(*) FROM order_event_hubs_listening WHERE hub LIKE 'hub-%')::int8
+                            """,
+                            logger: Self.logger
+                        ).collect()
+                        let (awake, listened) = try #require(rows.first).decode((Int64, Int64).self)
+                        wasDeclared = awake == 1
+                        if wasDeclared { listenedWhileDeclared = listened }
+                    }
                 }
                 #expect(wasDeclared, "declared after \(written) events")
+                #expect(listenedWhileDeclared == 0, "a hub that reads on a schedule waits for no notification")
                 // Declared: the writers skip their NOTIFY, and the hub still hands every event to the stream.
                 for _ in 0..<20 { try await Self.append(client, rider: rider) }
                 written += 20
@@ -136,7 +183,12 @@ struct EventHubWakefulnessTests {
                 try await RideHarness.eventually("the declaration withdrawn", timeout: .seconds(30)) {
                     try await Self.count(client, "SELECT count(*)::int8 FROM order_event_hubs_awake") == 0
                 }
+                #expect(try await Self.count(client, listening) == 1, "registered again in the withdrawal")
             }
+            // Stopped: neither row is left to expire.
+            let own: PostgresQuery = "SELECT count(*)::int8 FROM order_event_hubs_listening WHERE hub LIKE 'hub-%'"
+            #expect(try await Self.count(client, own) == 0)
+            #expect(try await Self.count(client, "SELECT count(*)::int8 FROM order_event_hubs_awake") == 0)
         }
     }
 }

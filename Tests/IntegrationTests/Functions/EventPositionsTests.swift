@@ -124,6 +124,11 @@ struct EventPositionsTests {
                     try await AwakeTests.notified(
                         by: action, client: client, channel: OrderEventLog.channel, payloads: payloads)
                 }
+                // A hub waits for notifications (migration 0037: otherwise the sequencer notifies nobody).
+                try await client.query(
+                    "INSERT INTO order_event_hubs_listening VALUES ('h', clock_timestamp() + interval '1 hour')",
+                    logger: Self.logger
+                )
                 let empty = try await notified { try await log.sequence() }
                 #expect(empty.result == 0)
                 #expect(empty.payloads.isEmpty, "nothing sequenced: no notification")
