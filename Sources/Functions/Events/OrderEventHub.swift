@@ -280,7 +280,7 @@ public final class OrderEventHub: Service, Sendable {
             try await Task { try await log.leave(hub: id) }.value
         } catch {
             self.logger.warning(
-                "order events: could not withdraw the hub's declaration at shutdown; it expires by itself",
+                "order events: could not delete the hub's declaration and registration at shutdown; they expire",
                 metadata: [
                     "error": "\(String(reflecting: error))", "events.awake_for": "\(self.configuration.awakeFor)",
                 ]
