@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 import Testing
 import TriggerRuntime
 
@@ -168,17 +169,8 @@ struct AwakeTests {
                 client: client, registry: registry, configuration: configuration, logger: logger
             ) {
                 try await logs.wait("listening") { $0.contains { $0.message == "listening" } }
-                var next = 1
-                func insertFive() async throws {
-                    try await client.query(
-                        "INSERT INTO items (id, name, value) SELECT g, 'p', 0 FROM generate_series(\(next), \(next + 4)) g"
-                    )
-                    next += 5
-                }
-                while !logs.entries.contains(where: { $0.message == "claims paced: writers skip their NOTIFY" }) {
-                    try #require(next < 100_000, "claims were never paced")
-                    try await insertFive()
-                }
+                let stream = FiveRowStream(client: client)
+                try await stream.untilPaced(logs)
                 // Scheduled only while the declaration stands (checked in the same transaction, just before): no
                 // NOTIFY is sent. `false`: none stood, nothing scheduled.
                 func scheduleWhileAwake(key: String, due: Duration) async throws -> Bool {
@@ -197,14 +189,14 @@ struct AwakeTests {
                 var during = try await scheduleWhileAwake(key: "during", due: .milliseconds(50))
                 while !during {
                     // The declaration lapsed between two claims: pace again and retry.
-                    for _ in 0..<20 { try await insertFive() }
+                    for _ in 0..<20 { try await stream.insert() }
                     during = try await scheduleWhileAwake(key: "during", due: .milliseconds(50))
                 }
-                for _ in 0..<20 { try await insertFive() }
+                for _ in 0..<20 { try await stream.insert() }
                 try await fired.wait("the timer due during the stream") { $0.contains("during") }
                 var after = try await scheduleWhileAwake(key: "after", due: .seconds(5))
                 while !after {
-                    for _ in 0..<20 { try await insertFive() }
+                    for _ in 0..<20 { try await stream.insert() }
                     after = try await scheduleWhileAwake(key: "after", due: .seconds(5))
                 }
                 // The stream stops: the worker settles, then only its look-ahead can wake it for this timer.
@@ -234,20 +226,10 @@ struct AwakeTests {
                 client: client, registry: registry, configuration: configuration, logger: logger
             ) {
                 try await logs.wait("listening") { $0.contains { $0.message == "listening" } }
-                // Five rows per statement: every claim finds several, so claims get paced.
-                var next = 1
-                func insertFive() async throws {
-                    try await client.query(
-                        "INSERT INTO items (id, name, value) SELECT g, 'p', 0 FROM generate_series(\(next), \(next + 4)) g"
-                    )
-                    next += 5
-                }
-                while !logs.entries.contains(where: { $0.message == "claims paced: writers skip their NOTIFY" }) {
-                    try #require(next < 100_000, "claims were never paced")
-                    try await insertFive()
-                }
-                for _ in 0..<100 { try await insertFive() }
-                let total = next - 1
+                let stream = FiveRowStream(client: client)
+                try await stream.untilPaced(logs)
+                for _ in 0..<100 { try await stream.insert() }
+                let total = stream.written
                 try await handled.wait("\(total) deliveries") { $0.count >= total }
                 // The worker may have settled and been paced again during the stream: wait for the last word.
                 try await logs.wait("settled") { entries in
@@ -303,6 +285,37 @@ struct AwakeTests {
             }
             #expect(Set(handled.entries) == Set(1...1100))
             #expect(handled.entries.count == 1100)
+        }
+    }
+}
+
+/// Items written five per statement (every claim finds several, so claims get paced), numbered from 1.
+final class FiveRowStream: Sendable {
+    let client: PostgresClient
+    private let next = Mutex(1)
+
+    init(client: PostgresClient) {
+        self.client = client
+    }
+
+    /// How many items were written.
+    var written: Int { self.next.withLock { $0 } - 1 }
+
+    func insert() async throws {
+        let first = self.next.withLock { next in
+            defer { next += 5 }
+            return next
+        }
+        try await self.client.query(
+            "INSERT INTO items (id, name, value) SELECT g, 'p', 0 FROM generate_series(\(first), \(first + 4)) g"
+        )
+    }
+
+    /// Writes until the worker logs that its claims are paced.
+    func untilPaced(_ logs: Observations<LogEntry>) async throws {
+        while !logs.entries.contains(where: { $0.message == "claims paced: writers skip their NOTIFY" }) {
+            try #require(self.written < 100_000, "claims were never paced")
+            try await self.insert()
         }
     }
 }
