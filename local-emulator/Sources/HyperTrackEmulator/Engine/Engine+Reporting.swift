@@ -46,7 +46,9 @@ extension Engine {
             device.lastReportedAt = now
             events.append(locationEvent(device))
         }
-        state.devices[id] = device
+        // Every change above comes with its event; a device with nothing to say is not written back (this runs for
+        // every device at every step).
+        if !events.isEmpty { state.devices[id] = device }
         return events
     }
 

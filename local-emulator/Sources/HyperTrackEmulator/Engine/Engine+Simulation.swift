@@ -49,17 +49,20 @@ extension Engine {
                 state.devices[id] = still
             }
         }
-        for id in state.tripOrder {
+        var completed = false
+        for id in openTripIDs() {
             guard var trip = state.trips[id], trip.status == .processingCompletion,
                 let requested = trip.completionRequestedAt,
                 time.timeIntervalSince(requested) >= options.completionDelay
             else { continue }
+            completed = true
             trip.status = .completed
             trip.completedAt = requested
             trip.summary = summary(of: trip, completedAt: requested)
             state.trips[id] = trip
             events.append(tripEvent(trip, value: "completed", extra: ["summary": trip.summary!]))
         }
+        if completed { forgetCompletedTrips() }
         events += completeNearbyRequests(at: time)
         return events
     }

@@ -147,10 +147,11 @@ extension Engine {
     /// Points a device at its newest active trip with a destination it has not reached, if any, starting at
     /// `speed` (m/s; from rest by default).
     func resumeMotion(of deviceID: String, speed: Double = 0) {
-        guard var device = state.devices[deviceID], device.motion == nil else { return }
+        // The trips first: at every step this runs for each still device, and most have none.
         guard let next = activeTrips(of: deviceID).last(where: { $0.destination != nil && $0.destination?.arrivedAt == nil }),
             let destination = next.destination
         else { return }
+        guard var device = state.devices[deviceID], device.motion == nil else { return }
         let route = Route.plan(from: device.position, to: destination.center, seed: configuration.seed)
         device.motion = Motion(
             tripID: next.id, route: route, startedAt: now, speed: configuration.speed, initialSpeed: speed)
