@@ -258,10 +258,7 @@ public final class OrderEventHub: Service, Sendable {
             }
             let now = ContinuousClock.now
             pacing.passed(foundEvents: found, at: now)
-            wakefulness = await self.wakefulness(after: wakefulness, pacing: pacing, now: now)
-            // Declared awake, it is no longer registered; withdrawn, it is again (in the same statement), and the
-            // next pass writes the registration's renewal.
-            if wakefulness.isAwake { listened = nil }
+            wakefulness = await self.wakefulness(after: wakefulness, pacing: pacing, now: now, listened: &listened)
             if wakefulness.isPolling {
                 // The paced passes' clock: when this process reads the log, not work that must happen later.
                 let paused = ContinuousClock.now
@@ -292,11 +289,15 @@ public final class OrderEventHub: Service, Sendable {
     private func wakefulness(
         after current: Wakefulness,
         pacing: EventHubPacing,
-        now: ContinuousClock.Instant
+        now: ContinuousClock.Instant,
+        listened: inout ContinuousClock.Instant?
     ) async -> Wakefulness {
         let awakeFor = self.configuration.awakeFor
         if pacing.isPacing {
             if case .awake(let renewed) = current, now - renewed < awakeFor / 2 { return current }
+            // A declaration deletes the registration (if it committed: after an error too); the withdrawal's
+            // statement writes it back.
+            listened = nil
             do {
                 try await self.log.declareAwake(hub: self.id, for: awakeFor)
                 if case .awake = current {} else { self.logger.debug("order events: paced; writers skip their NOTIFY") }
@@ -315,7 +316,9 @@ public final class OrderEventHub: Service, Sendable {
             return .asleep
         case .awake:
             do {
-                try await self.log.withdrawAwake(hub: self.id, listening: self.listeningFor)
+                // One statement: the declaration withdrawn, the registration written.
+                try await self.log.listen(hub: self.id, for: self.listeningFor)
+                listened = now
                 self.logger.debug("order events: no longer paced; writers notify again")
                 // The writers that read the row before its deletion commit within moments.
                 return .settling(until: now + awakeFor / 4)

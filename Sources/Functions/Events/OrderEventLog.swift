@@ -61,31 +61,18 @@ public struct OrderEventLog: Sendable {
         )
     }
 
-    /// Withdraws hub `hub`'s declaration: the writers that start after this notify again, and the sequencer
-    /// notifies for it (it listens for `listening`, see ``listen(hub:for:)``).
-    func withdrawAwake(hub: String, listening: Duration) async throws {
-        try await self.client.query(
-            """
-            WITH listed AS (
-                INSERT INTO order_event_hubs_listening (hub, until)
-                VALUES (\(hub), clock_timestamp() + make_interval(secs => \(listening.seconds)::float8))
-                ON CONFLICT (hub) DO UPDATE SET until = excluded.until)
-            DELETE FROM order_event_hubs_awake WHERE hub = \(hub)
-            """,
-            logger: self.logger
-        )
-    }
-
     /// Registers hub `hub` as waiting for notifications for `duration` (or renews it): the sequencer notifies
-    /// while an unexpired registration exists (``M0037EventHubListening``). It also deletes the registrations that
-    /// expired a minute ago (hubs that died), so the sequencer's check reads a handful of rows however many API
-    /// processes came and went.
+    /// while an unexpired registration exists (``M0037EventHubListening``). The same statement withdraws the hub's
+    /// declaration as awake, if any (the writers that start after it notify again; a hub asleep has none, and the
+    /// deletion finds nothing), and deletes the registrations that expired a minute ago (hubs that died), so the
+    /// sequencer's check reads a handful of rows however many API processes came and went.
     func listen(hub: String, for duration: Duration) async throws {
         try await self.client.query(
             """
             WITH expired AS (
                 DELETE FROM order_event_hubs_listening
-                WHERE until < clock_timestamp() - interval '1 minute' AND hub <> \(hub))
+                WHERE until < clock_timestamp() - interval '1 minute' AND hub <> \(hub)),
+            withdrawn AS (DELETE FROM order_event_hubs_awake WHERE hub = \(hub))
             INSERT INTO order_event_hubs_listening (hub, until)
             VALUES (\(hub), clock_timestamp() + make_interval(secs => \(duration.seconds)::float8))
             ON CONFLICT (hub) DO UPDATE SET until = excluded.until
