@@ -143,6 +143,62 @@ struct RideSimulationTests {
         #expect(first.3.count == "https://trck.at/".count + 7)
     }
 
+    @Test("one device's trips in turn: each arrives and completes once, a step's completions in creation order")
+    func tripsInTurn() async throws {
+        // The steps look only at trips not yet completed (`Engine.TripIndex`): a completed trip must never come
+        // back, the next trip's arrival must still be seen, and completions must keep the order of a scan of
+        // every trip.
+        try await withEmulator(configure: quiet) { emulator, client, receiver in
+            var webhooks = receiver.stream.makeAsyncIterator()
+            try await tracking("S1", emulator, client, &webhooks, at: (13.40, 52.52))
+            var events: [[String: Any]] = []
+            func step(_ seconds: Double) async throws {
+                let answer = try await client.advance(seconds)
+                let attempts = Int(try #require(answer.object["webhook_attempts"] as? Double))
+                events += await webhooks.next(attempts).flatMap(\.events)
+            }
+            func trips(_ value: String) -> [String] {
+                events.compactMap { event in
+                    let data = event["data"] as? [String: Any]
+                    return event["type"] as? String == "trip" && data?["value"] as? String == value
+                        ? data?["trip_id"] as? String : nil
+                }
+            }
+            func listed(_ status: String) async throws -> [String] {
+                let page = try await client.get("/trips?device_id=S1&status=\(status)").object
+                return (page["data"] as? [[String: Any]] ?? []).compactMap { $0["trip_id"] as? String }
+            }
+
+            let first = try #require(try await client.createTrip(device: "S1", to: (13.41, 52.52))["trip_id"] as? String)
+            try await step(600)
+            #expect(trips("destination_arrival") == [first])
+            #expect(try await client.post("/trips/\(first)/complete").status == 202)
+            let second = try #require(try await client.createTrip(device: "S1", to: (13.40, 52.53))["trip_id"] as? String)
+            try await step(5)
+            #expect(trips("completed") == [first])
+            #expect(try await listed("active") == [second])
+            #expect(try await listed("completed") == [first])
+
+            try await step(600)
+            #expect(trips("destination_arrival") == [first, second])
+            // Two trips to where the device stands arrive at the next step; completed newest first, they complete
+            // in the order they were created.
+            let third = try #require(try await client.createTrip(device: "S1", to: (13.40, 52.53))["trip_id"] as? String)
+            let fourth = try #require(try await client.createTrip(device: "S1", to: (13.40, 52.53))["trip_id"] as? String)
+            try await step(5)
+            #expect(trips("destination_arrival") == [first, second, third, fourth])
+            for trip in [fourth, second, third] {
+                #expect(try await client.post("/trips/\(trip)/complete").status == 202)
+            }
+            try await step(5)
+            #expect(trips("completed") == [first, second, third, fourth])
+            #expect(try await listed("active") == [])
+            try await step(600)
+            #expect(trips("completed").count == 4)
+            #expect(trips("destination_arrival").count == 4)
+        }
+    }
+
     @Test("a scaled clock moves the device without any advance call")
     func scaledClock() async throws {
         try await withEmulator(configure: { $0.clock = .scaled(rate: 200) }) { emulator, client, receiver in
