@@ -15,7 +15,13 @@ struct SimulateChaosOptions: ParsableArguments {
     )
     var stackDirectory: String?
 
-    @Option(help: "Emulated seconds between the own stack's emulator steps (default: 20).")
+    @Option(
+        help: """
+            Emulated seconds between the own stack's emulator steps (default: 20). A step sends every report and \
+            arrival due in it at once: at a 5x clock, 5 sends a whole real second's reports in one burst, 1 spreads \
+            them over five steps, as phones reporting at their own moments do (BENCHMARKS.md, 56th session).
+            """
+    )
     var tickInterval: Double?
 
     @Option(
