@@ -137,8 +137,8 @@ actor Engine {
     /// The trips not yet completed are kept apart as well (`completed` is final: a trip never leaves it), by
     /// device and all together, and dropped when found completed: each step asks every device for its active
     /// trips and looks for completions due, and copying every trip a device or the run ever had for that was
-    /// half of a step at 10,000 phones and a step every emulated second (perf, 56th session: the emulator at 22% of
-    /// a core, against 7% with a step every 5 s).
+    /// about half of a step at 10,000 phones and a step every emulated second (perf, 56th session: the emulator at
+    /// 20-22% of a core, against 8-9% with a step every 5 s; 13% with this).
     struct TripIndex {
         var indexed = 0
         var byDevice: [String: [String]] = [:]
