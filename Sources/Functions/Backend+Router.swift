@@ -35,6 +35,7 @@ extension Backend {
             client: client,
             logger: logger,
             timers: self.timers,
+            dispatcher: self.bookingDispatcher,
             acceptGrace: self.configuration.dispatch.acceptGrace,
             stillRefresh: WebhookStatements.Positions.stillRefresh(
                 maxPositionAge: self.configuration.dispatch.maxPositionAge
@@ -68,6 +69,14 @@ extension Backend {
             )
         }
         return router
+    }
+
+    /// What runs a booking's first round in the booking's transaction: the local position index's dispatcher, or
+    /// `nil` with HyperTrack's Nearby API (`useNearbyAPI`), whose search is an HTTP call that may poll for seconds
+    /// and so stays in `dispatchOrder`, outside the rider's request.
+    var bookingDispatcher: Dispatcher? {
+        guard !self.configuration.dispatch.useNearbyAPI else { return nil }
+        return Dispatcher(tracking: nil, timers: self.timers, settings: self.configuration.dispatch)
     }
 
     /// Only `/healthz` and `/readyz` (with the API's JSON bodies and problem responses): the router of a process

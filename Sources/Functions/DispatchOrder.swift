@@ -6,14 +6,19 @@ import TriggerRuntime
 /// `dispatchOrder`: runs the first dispatch round of a new order and sets its window timer (see ``Dispatcher`` and
 /// ``Backend/Configuration/Dispatch``).
 ///
+/// It fires only for orders inserted with `dispatch_round` 0: the API's booking runs the first round in its own
+/// transaction and inserts the order with 1 (``Dispatcher/runBookedRound(of:store:transaction:)``), unless
+/// `useNearbyAPI` is set; orders booked through ``RideStore/book(_:)`` (and by an earlier release's API) are
+/// dispatched here. The filter is the capture trigger's, so a booking the API dispatched costs no delivery.
+///
 /// Candidates come from HyperTrack's Nearby API when `useNearbyAPI` is set (filtered to dispatchable drivers), from
 /// the local position index otherwise. The closest `offerCount` get an offer; offers are recorded idempotently, so a
 /// retry repeats nothing.
 public struct DispatchOrder: TriggerFunction {
     /// The persisted name.
     public static let name: FunctionName = "dispatchOrder"
-    /// Fires on order inserts.
-    public static var trigger: Trigger { .create("orders") }
+    /// Fires on inserts of orders whose first round has not run (`dispatch_round` 0).
+    public static var trigger: Trigger { Trigger.create("orders").matching("$.dispatch_round == 0") }
     /// Ahead of the other functions' deliveries: a rider is waiting for these offers (see `FunctionOptions.Priority`).
     public static var options: FunctionOptions { FunctionOptions(priority: .high) }
 

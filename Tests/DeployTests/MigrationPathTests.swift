@@ -53,12 +53,7 @@ struct MigrationPathTests {
                 }
                 try await Task.sleep(for: .milliseconds(200))
             }
-            let dispatched = try await stack.rows(
-                "SELECT document_key FROM trigger_runtime.done WHERE function_name = 'dispatchOrder' AND attempt = 1",
-                as: String.self
-            )
-            #expect(dispatched.count == orders.count)
-            #expect(Set(dispatched.map { $0.lowercased() }) == Set(orders.map { $0.lowercased() }))
+            try await RideAudit.dispatchedInTheirBookings(stack, orders: orders)
             let columns = try await stack.rows(
                 "SELECT count(*)::int FROM information_schema.columns WHERE table_name = 'orders' AND column_name = 'promo_code'",
                 as: Int.self

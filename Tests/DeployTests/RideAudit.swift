@@ -26,6 +26,32 @@ enum RideAudit {
         }
     }
 
+    /// Every order of `orders` had its first round in its booking's transaction: its `dispatch_round` counted and its
+    /// window timer set (waiting, or fired and done), and `dispatchOrder` never ran for any order.
+    static func dispatchedInTheirBookings(_ stack: Stack, orders: [String]) async throws {
+        let dispatched = try await stack.rows(
+            """
+            SELECT o.id::text FROM orders o
+            WHERE o.dispatch_round >= 1
+              AND (EXISTS (SELECT FROM trigger_runtime.timers t
+                           WHERE t.function_name = 'dispatchWindow' AND t.document_key = o.id::text)
+                   OR EXISTS (SELECT FROM trigger_runtime.done d
+                              WHERE d.function_name = 'dispatchWindow' AND d.document_key = o.id::text))
+            """,
+            as: String.self
+        )
+        #expect(Set(dispatched) == Set(orders.map { $0.lowercased() }))
+        let byFunction = try await stack.rows(
+            """
+            SELECT count(*)::int FROM (
+                SELECT id FROM trigger_runtime.done WHERE function_name = 'dispatchOrder'
+                UNION ALL SELECT id FROM trigger_runtime.deliveries WHERE function_name = 'dispatchOrder') d
+            """,
+            as: Int.self
+        )
+        #expect(byFunction == [0], "dispatchOrder ran for an order the API booked")
+    }
+
     /// Waits (a condition on another process's work, with a deadline) until the outbox is empty: nothing left,
     /// nothing dead.
     static func drained(_ stack: Stack) async throws {
@@ -81,12 +107,15 @@ enum RideAudit {
         // Every function of the ride flow had work.
         let functions = Set(try await stack.rows("SELECT DISTINCT function_name FROM trigger_runtime.done", as: String.self))
         // Dispatch's timers fire only if an order waited a whole offer lifetime (a slow worker), the scheduled
-        // functions only if a minute boundary passed during the test: allowed, not required.
+        // functions only if a minute boundary passed during the test: allowed, not required. The API's booking runs
+        // each order's first round in its own transaction, so `dispatchOrder` (an order booked otherwise, or with
+        // HyperTrack's Nearby API) has none here.
         let required: Set<String> = [
-            "registerDriverDevice", "offerWaitingOrders", "dispatchOrder", "updateOrderStatus", "onTripWebhook",
+            "registerDriverDevice", "offerWaitingOrders", "updateOrderStatus", "onTripWebhook",
             "completeTrip", "analyzeTrip", "offerWaitingOrdersAfterRide",
         ]
         #expect(required.isSubset(of: functions), "\(functions)")
+        #expect(!functions.contains("dispatchOrder"), "\(functions)")
         let optional: Set<String> = [
             "dispatchRound", "dispatchWindow", "replayWebhookEvent", "pruneWebhookEvents", "reconcileTrips", "pruneAccounts",
             "pruneOrderEvents",

@@ -1,27 +1,48 @@
 import Foundation
 import HTTPTypes
+import PostgresNIO
+import TriggerRuntime
 
 extension APIStore {
     /// Books a ride for a rider with a complete profile (a name): 409 without one, or with an open order (not
     /// `COMPLETED` or `CANCELLED`). One statement checks, writes and returns the order; its view is that row (a new
-    /// order has no driver and no legs yet).
+    /// order has no driver and no legs yet). With a ``dispatcher`` the order's first round runs in the same
+    /// transaction (its offers commit with the order: ``Dispatcher/runBookedRound(of:store:transaction:)``).
     func book(riderID: UUID, pickup: PlaceBody, dropoff: PlaceBody) async throws -> OrderView {
+        let booking = NewOrder(
+            riderID: riderID,
+            pickup: OrderRow.Place(latitude: pickup.lat, longitude: pickup.lng, address: pickup.address),
+            dropoff: OrderRow.Place(latitude: dropoff.lat, longitude: dropoff.lng, address: dropoff.address)
+        )
         let order: OrderRow?
         do {
-            order = try await self.rides.bookIfNamed(
-                NewOrder(
-                    riderID: riderID,
-                    pickup: OrderRow.Place(latitude: pickup.lat, longitude: pickup.lng, address: pickup.address),
-                    dropoff: OrderRow.Place(latitude: dropoff.lat, longitude: dropoff.lng, address: dropoff.address)
-                )
-            )
-        } catch let error as FunctionsError where error.code == .riderBusy {
+            if let dispatcher = self.dispatcher {
+                let logger = self.logger
+                order = try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
+                    let rides = PostgresRideStore(connection: connection, logger: logger)
+                    guard let order = try await rides.bookIfNamed(booking, dispatchRound: 1) else { return nil }
+                    _ = try await dispatcher.runBookedRound(of: order, store: rides, transaction: connection)
+                    return order
+                }
+            } else {
+                order = try await self.rides.bookIfNamed(booking)
+            }
+        } catch let error where Self.isRiderBusy(error) {
             throw APIProblem.conflict("you already have an open order; finish or cancel it first")
         }
         guard let order else {
             throw APIProblem.conflict("complete your profile (PUT /v1/me with your name) before booking")
         }
         return try OrderView(order: order, driver: nil, legs: [])
+    }
+
+    /// Whether `error` (or the error inside a failed transaction) is ``FunctionsError/riderBusy(_:)``.
+    private static func isRiderBusy(_ error: any Error) -> Bool {
+        if let error = error as? FunctionsError { return error.code == .riderBusy }
+        if let error = error as? PostgresTransactionError, let inner = error.closureError {
+            return Self.isRiderBusy(inner)
+        }
+        return false
     }
 
     /// The order if the caller may see it: its rider, its driver, or a driver it is offered to while NEW.

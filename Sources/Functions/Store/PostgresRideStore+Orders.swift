@@ -31,11 +31,15 @@ extension PostgresRideStore {
 
     /// Books `order` if its rider is a rider with a name (the API's booking: ``PreparedStatements/BookOrder``, one
     /// round trip); `nil`, writing nothing, when they are not. Throws ``FunctionsError/riderBusy(_:)`` as ``book(_:)``
-    /// does.
-    func bookIfNamed(_ order: NewOrder) async throws -> OrderRow? {
+    /// does. `dispatchRound` is the new row's `dispatch_round`: 1 when the caller runs the first round in the same
+    /// transaction (`dispatchOrder` fires only for 0), 0 to leave it to `dispatchOrder`.
+    func bookIfNamed(_ order: NewOrder, dispatchRound: Int = 0) async throws -> OrderRow? {
         let documents: [String]
         do {
-            documents = try await self.executor.rows(PreparedStatements.BookOrder(order: order), logger: self.logger)
+            documents = try await self.executor.rows(
+                PreparedStatements.BookOrder(order: order, dispatchRound: dispatchRound),
+                logger: self.logger
+            )
         } catch let error where PostgresErrors.isUniqueViolation(error) {
             throw FunctionsError.riderBusy(order.riderID)
         }

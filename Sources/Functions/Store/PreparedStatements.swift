@@ -85,20 +85,23 @@ enum PreparedStatements {
     /// the booking's first hop (sent → order written, which waited for the profile read) was shorter in three pairs
     /// of four; the offer's p99 as a whole stayed within the machine's spread (its last hop is most of it).
     struct BookOrder: PostgresPreparedStatement {
-        static let name = "functions_book_order_v1"
+        static let name = "functions_book_order_v2"
         static let sql = """
             INSERT INTO orders AS o (rider_id, pickup_lat, pickup_lng, pickup_address, dropoff_lat, dropoff_lng,
-                                     dropoff_address)
-            SELECT u.id, $2::float8, $3::float8, $4::text, $5::float8, $6::float8, $7::text
+                                     dropoff_address, dispatch_round)
+            SELECT u.id, $2::float8, $3::float8, $4::text, $5::float8, $6::float8, $7::text, $8::int
             FROM users u WHERE u.id = $1::uuid AND u.role = 'rider' AND u.name IS NOT NULL
             RETURNING to_jsonb(o)::text
             """
         typealias Row = String
 
         var order: NewOrder
+        /// The order's `dispatch_round`: 1 when the booking's transaction runs the first round itself
+        /// (``Dispatcher/runBookedRound(of:store:transaction:)``), 0 to leave it to `dispatchOrder`.
+        var dispatchRound: Int
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 7)
+            var bindings = PostgresBindings(capacity: 8)
             bindings.append(self.order.riderID)
             bindings.append(self.order.pickup.latitude)
             bindings.append(self.order.pickup.longitude)
@@ -106,6 +109,7 @@ enum PreparedStatements {
             bindings.append(self.order.dropoff.latitude)
             bindings.append(self.order.dropoff.longitude)
             bindings.append(self.order.dropoff.address)
+            bindings.append(self.dispatchRound)
             return bindings
         }
 

@@ -50,6 +50,10 @@ struct BackendHarness: Sendable {
         try await TestDatabase.shared.withDatabase(logger: self.logger) { client, _ in
             let composition = Self.composition(.api, backend: configuration, client: client)
             try await self.migrate(client, backend: composition.backend)
+            // As `migrate` does: the functions' capture triggers and timer functions (a booking sets its order's
+            // round and window timers in its transaction, and a timer needs its function installed).
+            try await TriggerInstaller(client: client, logger: self.logger)
+                .install(Backend.bindings, channel: composition.backend.configuration.channel)
             let application = try composition.application(tracking: nil, metrics: PrometheusCollectorRegistry())
             return try await application.test(.router) { testClient in
                 try await body(

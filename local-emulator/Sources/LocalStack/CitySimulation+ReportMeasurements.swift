@@ -75,8 +75,9 @@ extension CitySimulation.Report {
         }
         return "- Where the offer's time goes (\(steps.toSeen.count) orders; wall clocks, the database's are its "
             + "transactions' starts, so what a transaction does before its write counts in the step after): booking "
-            + "sent → order written \(Self.short(steps.toOrder)); → the first `offer.new`'s transaction (commit, "
-            + "capture, claim) \(Self.short(steps.toOffer)); → seen on a driver's stream (`dispatchOrder`'s search "
+            + "sent → order written \(Self.short(steps.toOrder)); → the first `offer.new`'s transaction (0 when the "
+            + "booking ran the first round in its own transaction; else the order's commit, capture and claim by "
+            + "`dispatchOrder`) \(Self.short(steps.toOffer)); → seen on a driver's stream (the first round's search "
             + "and commit, the event log's sequencing, the API's hub, the stream) \(Self.short(steps.toSeen))."
             + self.offerLastHopText
     }
@@ -89,7 +90,7 @@ extension CitySimulation.Report {
         guard let hop = self.offerLastHop else {
             return " Its last step is not split: the database did not time the commits (`track_commit_timestamp`)."
         }
-        return " That last step (\(hop.toCommit.count) orders): → the offer's commit (`dispatchOrder`'s search, "
+        return " That last step (\(hop.toCommit.count) orders): → the offer's commit (the first round's search, "
             + "writes and commit) \(Self.short(hop.toCommit)); → its event's position committed (the wait for the "
             + "API's hub, its sequencer) \(Self.short(hop.toSequenced)); → seen (the hub's read, the stream, the "
             + "client) \(Self.short(hop.toSeen))."
