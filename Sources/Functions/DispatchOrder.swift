@@ -7,7 +7,7 @@ import TriggerRuntime
 /// ``Backend/Configuration/Dispatch``).
 ///
 /// It fires only for orders inserted with `dispatch_round` 0: the API's booking runs the first round in its own
-/// transaction and inserts the order with 1 (``Dispatcher/runBookedRound(of:store:transaction:)``), unless
+/// transaction and inserts the order with 1 (``PreparedStatements/BookAndOffer``), unless
 /// `useNearbyAPI` is set; orders booked through ``RideStore/book(_:)`` (and by an earlier release's API) are
 /// dispatched here. The filter is the capture trigger's, so a booking the API dispatched costs no delivery.
 ///

@@ -4,9 +4,10 @@ import Logging
 import PostgresNIO
 import TriggerRuntime
 
-/// Dispatch as a loop in time, shared by the API's booking (round 1, in the booking's transaction:
-/// ``runBookedRound(of:store:transaction:)``), `dispatchOrder` (round 1 of an order booked otherwise: with HyperTrack's
-/// Nearby API, by ``RideStore/book(_:)``), the round timer (``DispatchRound``, every further round) and the API's decline.
+/// Dispatch as a loop in time, shared by the API's booking (round 1, in the booking's own statement and
+/// transaction: ``scheduleBookedRound(of:offered:transaction:)``), `dispatchOrder` (round 1 of an order booked
+/// otherwise: with HyperTrack's Nearby API, or by ``RideStore/book(_:)``), the round timer (``DispatchRound``, every
+/// further round) and the API's decline.
 ///
 /// A round offers a `NEW` order to the nearest dispatchable drivers it was not offered to yet, within the round's
 /// radius (``Backend/Configuration/Dispatch/radius(ofRound:)``), and sets the order's round timer to when those
@@ -16,7 +17,7 @@ import TriggerRuntime
 /// (``DispatchWindow``) cancels the order: after `offerTTL`, then less often while rounds keep finding nobody
 /// (``Backend/Configuration/Dispatch/delay(afterEmptyRounds:)``).
 struct Dispatcher: Sendable {
-    /// HyperTrack, for its Nearby API (`useNearbyAPI`); `nil` in the API, which dispatches a booking itself only
+    /// HyperTrack, for its Nearby API (`useNearbyAPI`); `nil` in the API, which runs a booking's first round only
     /// with the local index (``Backend/bookingDispatcher``).
     let tracking: (any TripTracking)?
     let timers: any TimerScheduling
@@ -44,31 +45,6 @@ struct Dispatcher: Sendable {
     /// order is no longer `NEW`.
     func runRound(of order: OrderRow, store: any RideStore, transaction: PostgresConnection?) async throws -> Round? {
         guard let number = try await store.startDispatchRound(orderID: order.id) else { return nil }
-        return try await self.offer(order, inRound: number, store: store, transaction: transaction)
-    }
-
-    /// Runs the first round of an order its booking inserted with `dispatch_round` 1, and sets its window timer, in
-    /// the booking's transaction: the offers commit with the order.
-    ///
-    /// **Why in the booking.** As a trigger function (`dispatchOrder`), the first offers waited for the order's
-    /// capture to be claimed by a worker, then for the worker's transaction: in the 56th session's ten-minute city
-    /// (BENCHMARKS.md, R1) the booking's commit → the offers' transaction start took p50 18, p99 137 ms, and the
-    /// offers' own transaction p50 23, p99 137 ms, of a booking → offer seen p99 of 387 ms. The round is a few
-    /// index reads and inserts that need nothing outside the database; HyperTrack's Nearby API (`useNearbyAPI`) is
-    /// an HTTP call that can poll for seconds, so with it the booking stays one statement and `dispatchOrder` runs
-    /// the round.
-    func runBookedRound(of order: OrderRow, store: any RideStore, transaction: PostgresConnection) async throws
-        -> Round
-    {
-        let round = try await self.offer(order, inRound: 1, store: store, transaction: transaction)
-        try await self.scheduleWindow(of: order, transaction: transaction)
-        return round
-    }
-
-    /// Offers `order` in round `number` (already counted on the order) and sets its round timer.
-    private func offer(_ order: OrderRow, inRound number: Int, store: any RideStore, transaction: PostgresConnection?)
-        async throws -> Round
-    {
         let radius = self.settings.radius(ofRound: number)
         let search = DriverSearch(maxPositionAge: self.settings.maxPositionAge, excludingOffersOf: order.id)
         let drivers: [UUID]
@@ -100,6 +76,23 @@ struct Dispatcher: Sendable {
         }
         try await self.scheduleRound(of: order.id, due: .after(next), transaction: transaction)
         return Round(number: number, drivers: drivers, radius: radius)
+    }
+
+    /// Sets the timers of an order whose booking ran its first round (``PreparedStatements/BookAndOffer``:
+    /// `offered` drivers got the offer), in the booking's transaction: the round timer as ``runRound(of:store:transaction:)``
+    /// sets it, and the window timer.
+    ///
+    /// **Why in the booking.** As a trigger function (`dispatchOrder`), the first offers waited for the order's
+    /// capture to be claimed by a worker, then for the worker's transaction: in the 56th session's ten-minute city
+    /// (BENCHMARKS.md, R1) the booking's commit → the offers' transaction start took p50 18, p99 137 ms, and the
+    /// offers' own transaction p50 23, p99 137 ms, of a booking → offer seen p99 of 387 ms. The round is an index
+    /// walk and a few inserts that need nothing outside the database; HyperTrack's Nearby API (`useNearbyAPI`) is
+    /// an HTTP call that can poll for seconds, so with it the booking stays one insert and `dispatchOrder` runs the
+    /// round.
+    func scheduleBookedRound(of order: OrderRow, offered: Int, transaction: PostgresConnection) async throws {
+        let next = offered > 0 ? self.settings.offerTTL : self.settings.delay(afterEmptyRounds: 1)
+        try await self.scheduleRound(of: order.id, due: .after(next), transaction: transaction)
+        try await self.scheduleWindow(of: order, transaction: transaction)
     }
 
     /// Sets (or moves) the order's round timer.

@@ -6,8 +6,8 @@ import TriggerRuntime
 extension APIStore {
     /// Books a ride for a rider with a complete profile (a name): 409 without one, or with an open order (not
     /// `COMPLETED` or `CANCELLED`). One statement checks, writes and returns the order; its view is that row (a new
-    /// order has no driver and no legs yet). With a ``dispatcher`` the order's first round runs in the same
-    /// transaction (its offers commit with the order: ``Dispatcher/runBookedRound(of:store:transaction:)``).
+    /// order has no driver and no legs yet). With a ``dispatcher`` the same statement runs the order's first round
+    /// (``PreparedStatements/BookAndOffer``) and the transaction sets its timers: the offers commit with the order.
     func book(riderID: UUID, pickup: PlaceBody, dropoff: PlaceBody) async throws -> OrderView {
         let booking = NewOrder(
             riderID: riderID,
@@ -20,9 +20,12 @@ extension APIStore {
                 let logger = self.logger
                 order = try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
                     let rides = PostgresRideStore(connection: connection, logger: logger)
-                    guard let order = try await rides.bookIfNamed(booking, dispatchRound: 1) else { return nil }
-                    _ = try await dispatcher.runBookedRound(of: order, store: rides, transaction: connection)
-                    return order
+                    guard let booked = try await rides.bookAndOffer(booking, settings: dispatcher.settings) else {
+                        return nil
+                    }
+                    try await dispatcher.scheduleBookedRound(
+                        of: booked.order, offered: booked.offered, transaction: connection)
+                    return booked.order
                 }
             } else {
                 order = try await self.rides.bookIfNamed(booking)

@@ -31,19 +31,42 @@ extension PostgresRideStore {
 
     /// Books `order` if its rider is a rider with a name (the API's booking: ``PreparedStatements/BookOrder``, one
     /// round trip); `nil`, writing nothing, when they are not. Throws ``FunctionsError/riderBusy(_:)`` as ``book(_:)``
-    /// does. `dispatchRound` is the new row's `dispatch_round`: 1 when the caller runs the first round in the same
-    /// transaction (`dispatchOrder` fires only for 0), 0 to leave it to `dispatchOrder`.
-    func bookIfNamed(_ order: NewOrder, dispatchRound: Int = 0) async throws -> OrderRow? {
+    /// does.
+    func bookIfNamed(_ order: NewOrder) async throws -> OrderRow? {
         let documents: [String]
         do {
-            documents = try await self.executor.rows(
-                PreparedStatements.BookOrder(order: order, dispatchRound: dispatchRound),
+            documents = try await self.executor.rows(PreparedStatements.BookOrder(order: order), logger: self.logger)
+        } catch let error where PostgresErrors.isUniqueViolation(error) {
+            throw FunctionsError.riderBusy(order.riderID)
+        }
+        return try documents.first.map { try JSONDecoder.rowDecoder().decode(OrderRow.self, from: Data($0.utf8)) }
+    }
+
+    /// Books `order` as ``bookIfNamed(_:)`` does and runs its first dispatch round in the same statement
+    /// (``PreparedStatements/BookAndOffer``, with `settings`' first radius, offer count, lifetime and position age):
+    /// the order (its `dispatch_round` 1, so `dispatchOrder` does not fire) and how many drivers were offered it;
+    /// `nil`, writing nothing, when the user is not a rider with a name. The caller sets the round's timers in the
+    /// same transaction (``Dispatcher/scheduleBookedRound(of:offered:transaction:)``).
+    func bookAndOffer(_ order: NewOrder, settings: Backend.Configuration.Dispatch) async throws
+        -> (order: OrderRow, offered: Int)?
+    {
+        let rows: [(String, Int)]
+        do {
+            rows = try await self.executor.rows(
+                PreparedStatements.BookAndOffer(
+                    order: order,
+                    radius: settings.radius(ofRound: 1),
+                    maxPositionAge: settings.maxPositionAge,
+                    offerCount: settings.offerCount,
+                    offerTTL: settings.offerTTL
+                ),
                 logger: self.logger
             )
         } catch let error where PostgresErrors.isUniqueViolation(error) {
             throw FunctionsError.riderBusy(order.riderID)
         }
-        return try documents.first.map { try JSONDecoder.rowDecoder().decode(OrderRow.self, from: Data($0.utf8)) }
+        guard let (document, offered) = rows.first else { return nil }
+        return (try JSONDecoder.rowDecoder().decode(OrderRow.self, from: Data(document.utf8)), offered)
     }
 
     public func accept(orderID: UUID, driverID: UUID, grace: Duration) async throws -> Bool {

@@ -85,23 +85,20 @@ enum PreparedStatements {
     /// the booking's first hop (sent → order written, which waited for the profile read) was shorter in three pairs
     /// of four; the offer's p99 as a whole stayed within the machine's spread (its last hop is most of it).
     struct BookOrder: PostgresPreparedStatement {
-        static let name = "functions_book_order_v2"
+        static let name = "functions_book_order_v1"
         static let sql = """
             INSERT INTO orders AS o (rider_id, pickup_lat, pickup_lng, pickup_address, dropoff_lat, dropoff_lng,
-                                     dropoff_address, dispatch_round)
-            SELECT u.id, $2::float8, $3::float8, $4::text, $5::float8, $6::float8, $7::text, $8::int
+                                     dropoff_address)
+            SELECT u.id, $2::float8, $3::float8, $4::text, $5::float8, $6::float8, $7::text
             FROM users u WHERE u.id = $1::uuid AND u.role = 'rider' AND u.name IS NOT NULL
             RETURNING to_jsonb(o)::text
             """
         typealias Row = String
 
         var order: NewOrder
-        /// The order's `dispatch_round`: 1 when the booking's transaction runs the first round itself
-        /// (``Dispatcher/runBookedRound(of:store:transaction:)``), 0 to leave it to `dispatchOrder`.
-        var dispatchRound: Int
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 8)
+            var bindings = PostgresBindings(capacity: 7)
             bindings.append(self.order.riderID)
             bindings.append(self.order.pickup.latitude)
             bindings.append(self.order.pickup.longitude)
@@ -109,11 +106,79 @@ enum PreparedStatements {
             bindings.append(self.order.dropoff.latitude)
             bindings.append(self.order.dropoff.longitude)
             bindings.append(self.order.dropoff.address)
-            bindings.append(self.dispatchRound)
             return bindings
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(String.self) }
+    }
+
+    /// ``BookOrder`` and its first dispatch round in one statement: the order inserted with `dispatch_round` 1, the
+    /// nearest dispatchable drivers (``DriverSearchSQL/nearest(latitude:longitude:radius:limit:search:)``'s search
+    /// around the pickup, `$8` metres, positions at most `$9` seconds old, `$10` drivers) offered it for `$11`
+    /// seconds, ranked nearest first. Returns the order's document and how many drivers were offered it; no row
+    /// when the user is not a rider with a name (nothing written, no search run).
+    ///
+    /// **Why one statement.** The booking's transaction took six round trips before its commit as a sequence of
+    /// the store's writes (`BEGIN`, the insert, the search, the offers, two timers): in the 57th session's first
+    /// city run (V1, BENCHMARKS.md) its start → the offers' commit took p50 10, p99 134 ms in the API, against p50
+    /// 11, p99 73 ms as `dispatchOrder`'s transaction in the worker, each of the API's awaits resuming behind its
+    /// streams' work. The offers' trigger (`order_events_on_offer`) reads the order: AFTER triggers run at the
+    /// statement's end, when the order this statement inserted is visible to them (a test checks the event).
+    struct BookAndOffer: PostgresPreparedStatement {
+        static let name = "functions_book_and_offer_v1"
+        static let sql = """
+            WITH o AS (
+                INSERT INTO orders AS o (rider_id, pickup_lat, pickup_lng, pickup_address, dropoff_lat, dropoff_lng,
+                                         dropoff_address, dispatch_round)
+                SELECT u.id, $2::float8, $3::float8, $4::text, $5::float8, $6::float8, $7::text, 1
+                FROM users u WHERE u.id = $1::uuid AND u.role = 'rider' AND u.name IS NOT NULL
+                RETURNING o.*
+            ),
+            drivers AS (
+                SELECT n.driver_id, row_number() OVER (ORDER BY n.distance, n.driver_id) AS rank
+                FROM nearest_dispatchable_drivers($2::float8, $3::float8, $8::float8, $9::float8, NULL::uuid,
+                                                  $10::int) n
+                WHERE EXISTS (SELECT 1 FROM o)
+                  AND EXISTS (SELECT 1 FROM driver_positions p
+                              WHERE p.recorded_at >= now() - make_interval(secs => $9::float8))
+            ),
+            offers AS (
+                INSERT INTO order_offers (order_id, driver_id, rank, round, expires_at)
+                SELECT o.id, d.driver_id, d.rank::int, 1, now() + make_interval(secs => $11::float8)
+                FROM o, drivers d
+                RETURNING driver_id
+            )
+            SELECT to_jsonb(o)::text, (SELECT count(*) FROM offers)::int FROM o
+            """
+        typealias Row = (String, Int)
+
+        var order: NewOrder
+        /// The first round's search radius in metres.
+        var radius: Double
+        /// How old a position may be and still count.
+        var maxPositionAge: Duration
+        /// How many drivers get the offer.
+        var offerCount: Int
+        /// How long each offer stays open.
+        var offerTTL: Duration
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 11)
+            bindings.append(self.order.riderID)
+            bindings.append(self.order.pickup.latitude)
+            bindings.append(self.order.pickup.longitude)
+            bindings.append(self.order.pickup.address)
+            bindings.append(self.order.dropoff.latitude)
+            bindings.append(self.order.dropoff.longitude)
+            bindings.append(self.order.dropoff.address)
+            bindings.append(self.radius)
+            bindings.append(self.maxPositionAge.seconds)
+            bindings.append(self.offerCount)
+            bindings.append(self.offerTTL.seconds)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, Int).self) }
     }
 
     /// A user's profile by id `$1` (`GET /v1/me`): planned at each of its 3,942 calls in 190 s of

@@ -8,19 +8,19 @@ import Testing
 import TriggerRuntime
 
 /// The API's booking runs the order's first dispatch round in its own transaction
-/// (`Dispatcher.runBookedRound`): these run the API alone (``BackendHarness``: no worker), so an offer, a timer or a
-/// delivery seen here is the booking's own doing.
+/// (`PreparedStatements.BookAndOffer`, `Dispatcher.scheduleBookedRound`): these run the API alone
+/// (``BackendHarness``: no worker), so an offer, a timer or a delivery seen here is the booking's own doing.
 @Suite("Functions: a booking runs its first dispatch round")
 struct BookingDispatchTests {
     /// A driver available at the booking's pickup (APITests.book's), with a fresh position.
-    static func driverAtPickup(_ h: BackendHarness, _ name: String, device: String) async throws -> (
-        id: String, token: String
-    ) {
+    static func driverAtPickup(_ h: BackendHarness, _ name: String, device: String, north: Double = 0.0001)
+        async throws -> (id: String, token: String)
+    {
         let driver = try await h.api.driver(name, device: device)
         try await h.client.query(
             """
             INSERT INTO driver_positions (driver_id, lat, lng, recorded_at)
-            VALUES (\(UUID(uuidString: driver.id)!), 52.5201, 13.4051, now())
+            VALUES (\(UUID(uuidString: driver.id)!), \(52.52 + north), 13.4051, now())
             """,
             logger: BackendHarness.logger
         )
@@ -36,26 +36,34 @@ struct BookingDispatchTests {
     func offersCommitWithTheOrder() async throws {
         try await BackendHarness.with { h in
             let rider = try await h.api.rider()
+            let farther = try await Self.driverAtPickup(h, "Fay", device: "DEV-2", north: 0.002)
             let dana = try await Self.driverAtPickup(h, "Dana", device: "DEV-1")
             let booked = try await h.api.send(.POST, "/v1/orders", json: APITests.book, token: rider.token)
             #expect(booked.status == 201)
             #expect(booked.json["status"] == "NEW")
             let order = try #require(booked.json["id"].stringValue).lowercased()
 
-            // No worker runs here: the offer is already there when the booking answered.
-            let offers = try await h.api.send(.GET, "/v1/offers", token: dana.token)
-            #expect(offers.json["offers"].arrayValue.map { $0["id"].stringValue?.lowercased() } == [order])
+            // No worker runs here: the offers are already there when the booking answered, nearest first.
+            for driver in [dana, farther] {
+                let offers = try await h.api.send(.GET, "/v1/offers", token: driver.token)
+                #expect(offers.json["offers"].arrayValue.map { $0["id"].stringValue?.lowercased() } == [order])
+            }
             #expect(try await Self.strings(h, "SELECT dispatch_round::text FROM orders") == ["1"])
             #expect(
-                try await Self.strings(h, "SELECT round::text || ' ' || rank::text FROM order_offers") == ["1 1"]
+                try await Self.strings(
+                    h, "SELECT driver_id::text || ' ' || round::text || ' ' || rank::text FROM order_offers ORDER BY rank"
+                ) == ["\(dana.id.lowercased()) 1 1", "\(farther.id.lowercased()) 1 2"]
+            )
+            // Each offer's event carries the order the same statement inserted (its trigger ran at the statement's end).
+            #expect(
+                try await Self.strings(h, "SELECT payload->'order'->>'id' FROM order_events WHERE kind = 'offer.new'")
+                    == [order, order]
             )
             let timers = try await Self.strings(
                 h,
                 "SELECT function_name || ' ' || timer_key || ' ' || document_key FROM trigger_runtime.timers ORDER BY 1"
             )
             #expect(timers == ["dispatchRound round \(order)", "dispatchWindow window \(order)"])
-            // The offer's event is in the order event log, for the driver's stream.
-            #expect(try await Self.strings(h, "SELECT kind FROM order_events WHERE kind LIKE 'offer.%'") == ["offer.new"])
             let deliveries = try await Self.strings(
                 h, "SELECT function_name FROM trigger_runtime.deliveries WHERE table_name LIKE '%orders'"
             )

@@ -147,7 +147,7 @@ struct StoreStatementTests {
             }
             #expect(
                 plans.keys.sorted() == [
-                    "functions_book_order_v2", "functions_store_accept_view_v1", "functions_store_advance_view_v1",
+                    "functions_book_order_v1", "functions_store_accept_view_v1", "functions_store_advance_view_v1",
                     "functions_store_cancel_view_v1",
                 ]
             )
