@@ -99,13 +99,7 @@ enum PreparedStatements {
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 7)
-            bindings.append(self.order.riderID)
-            bindings.append(self.order.pickup.latitude)
-            bindings.append(self.order.pickup.longitude)
-            bindings.append(self.order.pickup.address)
-            bindings.append(self.order.dropoff.latitude)
-            bindings.append(self.order.dropoff.longitude)
-            bindings.append(self.order.dropoff.address)
+            bindings.appendNewOrder(self.order)
             return bindings
         }
 
@@ -164,13 +158,7 @@ enum PreparedStatements {
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 11)
-            bindings.append(self.order.riderID)
-            bindings.append(self.order.pickup.latitude)
-            bindings.append(self.order.pickup.longitude)
-            bindings.append(self.order.pickup.address)
-            bindings.append(self.order.dropoff.latitude)
-            bindings.append(self.order.dropoff.longitude)
-            bindings.append(self.order.dropoff.address)
+            bindings.appendNewOrder(self.order)
             bindings.append(self.radius)
             bindings.append(self.maxPositionAge.seconds)
             bindings.append(self.offerCount)
@@ -239,4 +227,18 @@ struct Prepared<Text: PreparedText>: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings { self.bindings }
     func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+
+extension PostgresBindings {
+    /// A new order's rider, pickup and dropoff as `$1`-`$7`, as ``PreparedStatements/BookOrder`` and
+    /// ``PreparedStatements/BookAndOffer`` read them.
+    fileprivate mutating func appendNewOrder(_ order: NewOrder) {
+        self.append(order.riderID)
+        self.append(order.pickup.latitude)
+        self.append(order.pickup.longitude)
+        self.append(order.pickup.address)
+        self.append(order.dropoff.latitude)
+        self.append(order.dropoff.longitude)
+        self.append(order.dropoff.address)
+    }
 }
