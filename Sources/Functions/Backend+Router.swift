@@ -35,7 +35,7 @@ extension Backend {
             client: client,
             logger: logger,
             timers: self.timers,
-            dispatcher: self.bookingDispatcher,
+            bookingRound: self.bookingRound,
             acceptGrace: self.configuration.dispatch.acceptGrace,
             stillRefresh: WebhookStatements.Positions.stillRefresh(
                 maxPositionAge: self.configuration.dispatch.maxPositionAge
@@ -71,12 +71,12 @@ extension Backend {
         return router
     }
 
-    /// What runs a booking's first round in the booking's transaction: the local position index's dispatcher, or
-    /// `nil` with HyperTrack's Nearby API (`useNearbyAPI`), whose search is an HTTP call that may poll for seconds
-    /// and so stays in `dispatchOrder`, outside the rider's request.
-    var bookingDispatcher: Dispatcher? {
+    /// The first round a booking runs in its own statement, with the local position index: `nil` with HyperTrack's
+    /// Nearby API (`useNearbyAPI`), whose search is an HTTP call that may poll for seconds and so stays in
+    /// `dispatchOrder`, outside the rider's request.
+    var bookingRound: BookingRound? {
         guard !self.configuration.dispatch.useNearbyAPI else { return nil }
-        return Dispatcher(tracking: nil, timers: self.timers, settings: self.configuration.dispatch)
+        return BookingRound(settings: self.configuration.dispatch, channel: self.configuration.channel)
     }
 
     /// Only `/healthz` and `/readyz` (with the API's JSON bodies and problem responses): the router of a process

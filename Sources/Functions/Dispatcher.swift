@@ -4,8 +4,8 @@ import Logging
 import PostgresNIO
 import TriggerRuntime
 
-/// Dispatch as a loop in time, shared by the API's booking (round 1, in the booking's own statement and
-/// transaction: ``scheduleBookedRound(of:offered:transaction:)``), `dispatchOrder` (round 1 of an order booked
+/// Dispatch as a loop in time, shared by the API's booking (round 1 and its timers, in the booking's own statement:
+/// ``PreparedStatements/BookAndOffer``, with a ``BookingRound``), `dispatchOrder` (round 1 of an order booked
 /// otherwise: with HyperTrack's Nearby API, or by ``RideStore/book(_:)``), the round timer (``DispatchRound``, every
 /// further round) and the API's decline.
 ///
@@ -17,9 +17,8 @@ import TriggerRuntime
 /// (``DispatchWindow``) cancels the order: after `offerTTL`, then less often while rounds keep finding nobody
 /// (``Backend/Configuration/Dispatch/delay(afterEmptyRounds:)``).
 struct Dispatcher: Sendable {
-    /// HyperTrack, for its Nearby API (`useNearbyAPI`); `nil` in the API, which runs a booking's first round only
-    /// with the local index (``Backend/bookingDispatcher``).
-    let tracking: (any TripTracking)?
+    /// HyperTrack, for its Nearby API (`useNearbyAPI`).
+    let tracking: any TripTracking
     let timers: any TimerScheduling
     let settings: Backend.Configuration.Dispatch
 
@@ -49,10 +48,7 @@ struct Dispatcher: Sendable {
         let search = DriverSearch(maxPositionAge: self.settings.maxPositionAge, excludingOffersOf: order.id)
         let drivers: [UUID]
         if self.settings.useNearbyAPI {
-            guard let tracking = self.tracking else {
-                preconditionFailure("a dispatcher without HyperTrack cannot ask its Nearby API")
-            }
-            let devices = try await tracking.nearbyDevices(
+            let devices = try await self.tracking.nearbyDevices(
                 NearbyRequest(location: order.pickup.coordinate, radius: radius),
                 deadline: .now + self.settings.nearbyTimeout
             )
@@ -76,23 +72,6 @@ struct Dispatcher: Sendable {
         }
         try await self.scheduleRound(of: order.id, due: .after(next), transaction: transaction)
         return Round(number: number, drivers: drivers, radius: radius)
-    }
-
-    /// Sets the timers of an order whose booking ran its first round (``PreparedStatements/BookAndOffer``:
-    /// `offered` drivers got the offer), in the booking's transaction: the round timer as ``runRound(of:store:transaction:)``
-    /// sets it, and the window timer.
-    ///
-    /// **Why in the booking.** As a trigger function (`dispatchOrder`), the first offers waited for the order's
-    /// capture to be claimed by a worker, then for the worker's transaction: in the 56th session's ten-minute city
-    /// (BENCHMARKS.md, R1) the booking's commit → the offers' transaction start took p50 18, p99 137 ms, and the
-    /// offers' own transaction p50 23, p99 137 ms, of a booking → offer seen p99 of 387 ms. The round is an index
-    /// walk and a few inserts that need nothing outside the database; HyperTrack's Nearby API (`useNearbyAPI`) is
-    /// an HTTP call that can poll for seconds, so with it the booking stays one insert and `dispatchOrder` runs the
-    /// round.
-    func scheduleBookedRound(of order: OrderRow, offered: Int, transaction: PostgresConnection) async throws {
-        let next = offered > 0 ? self.settings.offerTTL : self.settings.delay(afterEmptyRounds: 1)
-        try await self.scheduleRound(of: order.id, due: .after(next), transaction: transaction)
-        try await self.scheduleWindow(of: order, transaction: transaction)
     }
 
     /// Sets (or moves) the order's round timer.
@@ -122,4 +101,19 @@ struct Dispatcher: Sendable {
             on: transaction
         )
     }
+}
+
+/// The first dispatch round the API's booking runs in its own statement (``PreparedStatements/BookAndOffer``): the
+/// search, the offers and the round's timers as ``Dispatcher`` runs and sets them, with the local position index.
+///
+/// **Why in the booking.** As a trigger function (`dispatchOrder`), the first offers waited for the order's capture
+/// to be claimed by a worker, then for the worker's transaction: in the 56th session's ten-minute city
+/// (BENCHMARKS.md, R1) the booking's commit → the offers' transaction start took p50 18, p99 137 ms, and the offers'
+/// own transaction p50 23, p99 137 ms, of a booking → offer seen p99 of 387 ms. The round is an index walk and a few
+/// inserts that need nothing outside the database; HyperTrack's Nearby API (`useNearbyAPI`) is an HTTP call that can
+/// poll for seconds, so with it the booking stays one insert and `dispatchOrder` runs the round.
+struct BookingRound: Sendable {
+    var settings: Backend.Configuration.Dispatch
+    /// The workers' channel the round's timers notify (``Backend/Configuration/channel``).
+    var channel: String
 }

@@ -34,8 +34,9 @@ enum RuntimeMetrics {
             .record(duration: duration)
     }
 
-    static func timerScheduled(_ function: FunctionName) {
-        Counter(label: "trigger.timers.scheduled", dimensions: [("function", function.rawValue)]).increment()
+    static func timerScheduled(_ function: FunctionName, count: Int = 1) {
+        Counter(label: "trigger.timers.scheduled", dimensions: [("function", function.rawValue)])
+            .increment(by: count)
     }
 
     static func ticked(_ function: FunctionName) {

@@ -6,8 +6,8 @@ import TriggerRuntime
 extension APIStore {
     /// Books a ride for a rider with a complete profile (a name): 409 without one, or with an open order (not
     /// `COMPLETED` or `CANCELLED`). One statement checks, writes and returns the order; its view is that row (a new
-    /// order has no driver and no legs yet). With a ``dispatcher`` the same statement runs the order's first round
-    /// (``PreparedStatements/BookAndOffer``) and the transaction sets its timers: the offers commit with the order.
+    /// order has no driver and no legs yet). With a ``bookingRound`` the same statement runs the order's first round
+    /// and sets its timers (``PreparedStatements/BookAndOffer``): the offers commit with the order, in one round trip.
     func book(riderID: UUID, pickup: PlaceBody, dropoff: PlaceBody) async throws -> OrderView {
         let booking = NewOrder(
             riderID: riderID,
@@ -16,17 +16,8 @@ extension APIStore {
         )
         let order: OrderRow?
         do {
-            if let dispatcher = self.dispatcher {
-                let logger = self.logger
-                order = try await self.client.withTransactionClosedOnFailure(logger: logger) { connection in
-                    let rides = PostgresRideStore(connection: connection, logger: logger)
-                    guard let booked = try await rides.bookAndOffer(booking, settings: dispatcher.settings) else {
-                        return nil
-                    }
-                    try await dispatcher.scheduleBookedRound(
-                        of: booked.order, offered: booked.offered, transaction: connection)
-                    return booked.order
-                }
+            if let round = self.bookingRound {
+                order = try await self.rides.bookAndOffer(booking, round: round)?.order
             } else {
                 order = try await self.rides.bookIfNamed(booking)
             }

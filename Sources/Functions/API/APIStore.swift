@@ -12,9 +12,9 @@ struct APIStore: Sendable {
     let logger: Logger
     /// Where a decline moves an order's round timer (in the decline's transaction).
     let timers: any TimerScheduling
-    /// Runs a booking's first round in the booking's transaction; `nil` leaves it to `dispatchOrder`
-    /// (``Backend/bookingDispatcher``).
-    let dispatcher: Dispatcher?
+    /// The first dispatch round a booking runs in its own statement; `nil` leaves it to `dispatchOrder`
+    /// (``Backend/bookingRound``).
+    let bookingRound: BookingRound?
     /// How late after its offer's expiry an accept still wins (``Backend/Configuration/Dispatch/acceptGrace``).
     let acceptGrace: Duration
     /// How long a still driver's stored position stands for their reports of the same place, when the request

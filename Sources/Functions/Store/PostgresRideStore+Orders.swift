@@ -43,30 +43,28 @@ extension PostgresRideStore {
     }
 
     /// Books `order` as ``bookIfNamed(_:)`` does and runs its first dispatch round in the same statement
-    /// (``PreparedStatements/BookAndOffer``, with `settings`' first radius, offer count, lifetime and position age):
-    /// the order (its `dispatch_round` 1, so `dispatchOrder` does not fire) and how many drivers were offered it;
-    /// `nil`, writing nothing, when the user is not a rider with a name. The caller sets the round's timers in the
-    /// same transaction (``Dispatcher/scheduleBookedRound(of:offered:transaction:)``).
-    func bookAndOffer(_ order: NewOrder, settings: Backend.Configuration.Dispatch) async throws
-        -> (order: OrderRow, offered: Int)?
-    {
-        let rows: [(String, Int)]
+    /// (``PreparedStatements/BookAndOffer``, with `round`'s first radius, offer count, lifetime and position age), its
+    /// round and window timers with it: the order (its `dispatch_round` 1, so `dispatchOrder` does not fire) and how
+    /// many drivers were offered it; `nil`, writing nothing, when the user is not a rider with a name. One round trip:
+    /// the statement commits on its own, or inside the executor's transaction. Throws
+    /// ``TriggerRuntimeError/Code/functionNotRegistered`` when a dispatch timer function is not installed (nothing
+    /// written).
+    func bookAndOffer(_ order: NewOrder, round: BookingRound) async throws -> (order: OrderRow, offered: Int)? {
+        let rows: [PreparedStatements.BookAndOffer.Row]
         do {
             rows = try await self.executor.rows(
-                PreparedStatements.BookAndOffer(
-                    order: order,
-                    radius: settings.radius(ofRound: 1),
-                    maxPositionAge: settings.maxPositionAge,
-                    offerCount: settings.offerCount,
-                    offerTTL: settings.offerTTL
-                ),
+                PreparedStatements.BookAndOffer(order: order, round: round),
                 logger: self.logger
             )
         } catch let error where PostgresErrors.isUniqueViolation(error) {
             throw FunctionsError.riderBusy(order.riderID)
+        } catch {
+            throw PostgresTimers.runtimeError(error)
         }
-        guard let (document, offered) = rows.first else { return nil }
-        return (try JSONDecoder.rowDecoder().decode(OrderRow.self, from: Data(document.utf8)), offered)
+        guard let row = rows.first else { return nil }
+        PostgresTimers.recordScheduled(DispatchRound.name, count: row.roundTimer ? 1 : 0)
+        PostgresTimers.recordScheduled(DispatchWindow.name, count: row.windowTimer ? 1 : 0)
+        return (try JSONDecoder.rowDecoder().decode(OrderRow.self, from: Data(row.document.utf8)), row.offered)
     }
 
     public func accept(orderID: UUID, driverID: UUID, grace: Duration) async throws -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import TriggerRuntime
 
 /// The statements the API runs for nearly every request, prepared once per pooled connection: PostgreSQL then skips
 /// parsing and analysing them, and planning too once its plan cache settles on the generic plan (after five
@@ -109,17 +110,24 @@ enum PreparedStatements {
     /// ``BookOrder`` and its first dispatch round in one statement: the order inserted with `dispatch_round` 1, the
     /// nearest dispatchable drivers (``DriverSearchSQL/nearest(latitude:longitude:radius:limit:search:)``'s search
     /// around the pickup, `$8` metres, positions at most `$9` seconds old, `$10` drivers) offered it for `$11`
-    /// seconds, ranked nearest first. Returns the order's document and how many drivers were offered it; no row
-    /// when the user is not a rider with a name (nothing written, no search run).
+    /// seconds, ranked nearest first, and the round's two timers (``PostgresTimers/scheduleFunction``): the round
+    /// timer (`$14`, key `$17`) when the offers expire, or after `$12` seconds when nobody was offered it, as
+    /// ``Dispatcher/runRound(of:store:transaction:)`` sets it, and the window timer (`$15`, key `$18`) `$13` seconds
+    /// after the booking, as ``Dispatcher/scheduleWindow(of:transaction:)`` does; both notify channel `$16`. Returns
+    /// the order's document, how many drivers were offered it and whether it wrote each timer; no row when the user is
+    /// not a rider with a name (nothing written, no search run, no timer). A timer function not installed makes the
+    /// statement fail, writing nothing.
     ///
     /// **Why one statement.** The booking's transaction took six round trips before its commit as a sequence of
     /// the store's writes (`BEGIN`, the insert, the search, the offers, two timers): in the 57th session's first
     /// city run (V1, BENCHMARKS.md) its start → the offers' commit took p50 10, p99 134 ms in the API, against p50
     /// 11, p99 73 ms as `dispatchOrder`'s transaction in the worker, each of the API's awaits resuming behind its
-    /// streams' work. The offers' trigger (`order_events_on_offer`) reads the order: AFTER triggers run at the
-    /// statement's end, when the order this statement inserted is visible to them (a test checks the event).
+    /// streams' work. v1 (the order, the search and the offers) left the timers to two statements after it: five
+    /// round trips with `BEGIN` and `COMMIT`, the commit step alone p99 128 ms in the ten-minute city (R3). v2 is one.
+    /// The offers' trigger (`order_events_on_offer`) reads the order: AFTER triggers run at the statement's end, when
+    /// the order this statement inserted is visible to them (a test checks the event).
     struct BookAndOffer: PostgresPreparedStatement {
-        static let name = "functions_book_and_offer_v1"
+        static let name = "functions_book_and_offer_v2"
         static let sql = """
             WITH o AS (
                 INSERT INTO orders AS o (rider_id, pickup_lat, pickup_lng, pickup_address, dropoff_lat, dropoff_lng,
@@ -141,32 +149,44 @@ enum PreparedStatements {
                 SELECT o.id, d.driver_id, d.rank::int, 1, now() + make_interval(secs => $11::float8)
                 FROM o, drivers d
                 RETURNING driver_id
+            ),
+            timers AS (
+                SELECT \(PostgresTimers.scheduleFunction)(
+                           $14::text, o.id::text, $17::text, true,
+                           now() + make_interval(
+                               secs => CASE WHEN EXISTS (SELECT FROM offers) THEN $11::float8 ELSE $12::float8 END),
+                           'null'::jsonb, $16::text) AS round,
+                       \(PostgresTimers.scheduleFunction)(
+                           $15::text, o.id::text, $18::text, false,
+                           o.created_at + make_interval(secs => $13::float8), 'null'::jsonb, $16::text) AS window
+                FROM o
             )
-            SELECT to_jsonb(o)::text, (SELECT count(*) FROM offers)::int FROM o
+            SELECT to_jsonb(o)::text, (SELECT count(*) FROM offers)::int, t.round, t.window FROM o, timers t
             """
-        typealias Row = (String, Int)
+        typealias Row = (document: String, offered: Int, roundTimer: Bool, windowTimer: Bool)
 
         var order: NewOrder
-        /// The first round's search radius in metres.
-        var radius: Double
-        /// How old a position may be and still count.
-        var maxPositionAge: Duration
-        /// How many drivers get the offer.
-        var offerCount: Int
-        /// How long each offer stays open.
-        var offerTTL: Duration
+        var round: BookingRound
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 11)
+            let settings = self.round.settings
+            var bindings = PostgresBindings(capacity: 18)
             bindings.appendNewOrder(self.order)
-            bindings.append(self.radius)
-            bindings.append(self.maxPositionAge.seconds)
-            bindings.append(self.offerCount)
-            bindings.append(self.offerTTL.seconds)
+            bindings.append(settings.radius(ofRound: 1))
+            bindings.append(settings.maxPositionAge.seconds)
+            bindings.append(settings.offerCount)
+            bindings.append(settings.offerTTL.seconds)
+            bindings.append(settings.delay(afterEmptyRounds: 1).seconds)
+            bindings.append(settings.window.seconds)
+            bindings.append(DispatchRound.name.rawValue)
+            bindings.append(DispatchWindow.name.rawValue)
+            bindings.append(self.round.channel)
+            bindings.append(Dispatcher.roundKey)
+            bindings.append(Dispatcher.windowKey)
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, Int).self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, Int, Bool, Bool).self) }
     }
 
     /// A user's profile by id `$1` (`GET /v1/me`): planned at each of its 3,942 calls in 190 s of

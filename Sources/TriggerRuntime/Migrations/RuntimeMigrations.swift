@@ -3,8 +3,8 @@ extension TriggerRuntime {
     public static let migrationGroup = "trigger_runtime"
 
     /// The runtime's own migrations (schema `trigger_runtime`): the delivery queue, the done log, the function
-    /// bindings, the workers that claim on a schedule, timers and schedules, and the `capture()`, `claim()` and
-    /// `promote_timers()` functions. Pass them to
+    /// bindings, the workers that claim on a schedule, timers and schedules, and the `capture()`, `claim()`,
+    /// `promote_timers()` and `schedule_timer()` functions. Pass them to
     /// `Migrator` before the application's.
     public static var migrations: [Migration] {
         [
@@ -25,6 +25,7 @@ extension TriggerRuntime {
                 statements: RuntimeSchema.cachedPlansEverywhere
             ),
             Migration(group: migrationGroup, name: "0013_indexed_plans", statements: RuntimeSchema.indexedPlans),
+            Migration(group: migrationGroup, name: "0014_schedule_timer", statements: RuntimeSchema.scheduleTimer),
         ]
     }
 }

@@ -39,29 +39,27 @@ public struct PostgresTimers: TimerScheduling {
             case .at(let date): (date, nil)
             case .after(let duration): (nil, duration.secondsValue)
             }
-        let rows = try await connection.execute(
-            TimerStatements.Schedule(
-                function: function.rawValue,
-                document: document,
-                key: key,
-                replace: ifExists == .replace,
-                dueAt: dueAt,
-                delay: delay,
-                payload: payload.map { String(decoding: $0, as: UTF8.self) } ?? "null",
-                channel: self.channel
-            ),
-            logger: self.logger
-        )
-        for try await (registered, written) in rows {
-            guard registered > 0 else {
-                throw TriggerRuntimeError(
-                    .functionNotRegistered,
-                    "\(function) is not installed as a timer function (register it and run migrate)")
-            }
-            if written > 0 { RuntimeMetrics.timerScheduled(function) }
-            return written > 0
+        var wrote = false
+        do {
+            let rows = try await connection.execute(
+                TimerStatements.Schedule(
+                    function: function.rawValue,
+                    document: document,
+                    key: key,
+                    replace: ifExists == .replace,
+                    dueAt: dueAt,
+                    delay: delay,
+                    payload: payload.map { String(decoding: $0, as: UTF8.self) } ?? "null",
+                    channel: self.channel
+                ),
+                logger: self.logger
+            )
+            for try await written in rows { wrote = written }
+        } catch {
+            throw Self.runtimeError(error)
         }
-        return false
+        if wrote { RuntimeMetrics.timerScheduled(function) }
+        return wrote
     }
 
     @discardableResult
@@ -77,5 +75,34 @@ public struct PostgresTimers: TimerScheduling {
         )
         for try await removed in rows { return removed > 0 }
         return false
+    }
+}
+
+extension PostgresTimers {
+    /// The SQL function that schedules a timer inside an application's own statement, so the statement sets its
+    /// timers with the rows they belong to, in one round trip and without a transaction of its own:
+    /// `trigger_runtime.schedule_timer(function text, document text, key text, replace boolean, due_at timestamptz,
+    /// payload jsonb, channel text)`, answering whether it wrote (`replace` false keeps an existing timer, as
+    /// ``TimerConflict/keep`` does). It is what ``schedule(_:document:key:due:payload:ifExists:on:)`` runs; a function
+    /// not installed as a timer function makes the statement fail (map its error with ``runtimeError(_:)``). Count
+    /// what it wrote with ``recordScheduled(_:count:)``.
+    public static let scheduleFunction = "trigger_runtime.schedule_timer"
+
+    /// `error`, or ``TriggerRuntimeError/Code/functionNotRegistered`` when it is `schedule_timer()`'s refusal of a
+    /// function not installed as a timer function.
+    public static func runtimeError(_ error: any Error) -> any Error {
+        guard let error = error as? PSQLError, error.serverInfo?[.sqlState] == RuntimeSchema.unregisteredTimerState
+        else { return error }
+        return TriggerRuntimeError(
+            .functionNotRegistered,
+            "\(error.serverInfo?[.message] ?? "a function is not installed as a timer function") (register it and run migrate)"
+        )
+    }
+
+    /// Counts `count` timers of `function` that an application's statement wrote through ``scheduleFunction``
+    /// (`trigger.timers.scheduled`, as ``schedule(_:document:key:due:payload:ifExists:on:)`` counts its own).
+    public static func recordScheduled(_ function: FunctionName, count: Int = 1) {
+        guard count > 0 else { return }
+        RuntimeMetrics.timerScheduled(function, count: count)
     }
 }

@@ -7,8 +7,8 @@ import PostgresNIO
 import Testing
 import TriggerRuntime
 
-/// The API's booking runs the order's first dispatch round in its own transaction
-/// (`PreparedStatements.BookAndOffer`, `Dispatcher.scheduleBookedRound`): these run the API alone
+/// The API's booking runs the order's first dispatch round and sets its timers in its own statement
+/// (`PreparedStatements.BookAndOffer`, calling `trigger_runtime.schedule_timer()`): these run the API alone
 /// (``BackendHarness``: no worker), so an offer, a timer or a delivery seen here is the booking's own doing.
 @Suite("Functions: a booking runs its first dispatch round")
 struct BookingDispatchTests {
@@ -30,6 +30,24 @@ struct BookingDispatchTests {
     static func strings(_ h: BackendHarness, _ sql: String) async throws -> [String] {
         try await h.client.query(PostgresQuery(unsafeSQL: sql), logger: BackendHarness.logger).collect()
             .map { try $0.decode(String.self) }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// Each timer's function and how many seconds after the order's booking it is due.
+    static func dueAfterBooking(_ h: BackendHarness) async throws -> [String] {
+        try await h.client.query(
+            """
+            SELECT t.function_name, extract(epoch FROM t.due_at - o.created_at)::float8
+            FROM trigger_runtime.timers t JOIN orders o ON o.id::text = t.document_key ORDER BY 1
+            """,
+            logger: BackendHarness.logger
+        ).collect().map { row in
+            let (function, seconds) = try row.decode((String, Double).self)
+            return "\(function) \(seconds)"
+        }
     }
 
     @Test("the booking answers with its offers committed: the driver sees the offer, the round and window timers are set, dispatchOrder gets no delivery")
@@ -64,6 +82,13 @@ struct BookingDispatchTests {
                 "SELECT function_name || ' ' || timer_key || ' ' || document_key FROM trigger_runtime.timers ORDER BY 1"
             )
             #expect(timers == ["dispatchRound round \(order)", "dispatchWindow window \(order)"])
+            // Due as Dispatcher sets them: the round when the offers expire, the window after the booking.
+            let dispatch = h.backend.configuration.dispatch
+            #expect(
+                try await Self.dueAfterBooking(h) == [
+                    "dispatchRound \(Self.seconds(dispatch.offerTTL))", "dispatchWindow \(Self.seconds(dispatch.window))",
+                ]
+            )
             let deliveries = try await Self.strings(
                 h, "SELECT function_name FROM trigger_runtime.deliveries WHERE table_name LIKE '%orders'"
             )
@@ -79,9 +104,12 @@ struct BookingDispatchTests {
             #expect(booked.status == 201)
             #expect(try await Self.strings(h, "SELECT dispatch_round::text FROM orders") == ["1"])
             #expect(try await Self.strings(h, "SELECT order_id::text FROM order_offers").isEmpty)
+            let dispatch = h.backend.configuration.dispatch
             #expect(
-                try await Self.strings(h, "SELECT function_name FROM trigger_runtime.timers ORDER BY 1")
-                    == ["dispatchRound", "dispatchWindow"]
+                try await Self.dueAfterBooking(h) == [
+                    "dispatchRound \(Self.seconds(dispatch.delay(afterEmptyRounds: 1)))",
+                    "dispatchWindow \(Self.seconds(dispatch.window))",
+                ]
             )
         }
     }

@@ -358,6 +358,48 @@ struct TimerTests {
         }
     }
 
+    @Test("an application's own statement sets a timer with its rows (schedule_timer): keep keeps, replace moves, an unregistered function fails the statement")
+    func scheduledInTheApplicationsStatement() async throws {
+        let fired = Observations<Fired>()
+        let (logger, _) = Logger.capturing()
+        let registry = Self.registry(fired)
+        try await RuntimeHarness.withPreparedDatabase(registry: registry, logger: logger) { client, _ in
+            try await client.query("CREATE TABLE notes (id int PRIMARY KEY)", logger: logger)
+            let channel = TriggerRuntime.Configuration.defaultChannel
+            /// Inserts note `id` and sets `function`'s timer of document `id` in the same statement (no transaction).
+            func note(_ id: Int, _ function: String, replace: Bool, payload: String, dueIn seconds: Double) async throws
+                -> Bool
+            {
+                let rows = try await client.query(
+                    """
+                    WITH n AS (INSERT INTO notes VALUES (\(id)) ON CONFLICT (id) DO UPDATE SET id = excluded.id
+                               RETURNING id)
+                    SELECT \(unescaped: PostgresTimers.scheduleFunction)(
+                        \(function), n.id::text, 'k', \(replace), now() + make_interval(secs => \(seconds)),
+                        to_jsonb(\(payload)::text), \(channel))
+                    FROM n
+                    """,
+                    logger: logger
+                )
+                return try await rows.collect().first.map { try $0.decode(Bool.self) } ?? false
+            }
+            #expect(try await note(1, "ring", replace: false, payload: "a", dueIn: 60))
+            #expect(try await note(1, "ring", replace: false, payload: "b", dueIn: 0) == false)  // kept
+            #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM trigger_runtime.timers WHERE payload = '\"a\"'") == 1)
+            #expect(try await note(1, "ring", replace: true, payload: "c", dueIn: 0))  // moved to now
+            try await RuntimeHarness.withWorker(client: client, registry: registry, logger: logger) {
+                try await fired.wait("c") { !$0.isEmpty }
+            }
+            #expect(fired.entries.map(\.payload) == ["c"])
+            #expect(fired.entries.map(\.document) == ["1"])
+
+            let refused = await Self.failure { _ = try await note(2, "nobody", replace: true, payload: "x", dueIn: 0) }
+            #expect((PostgresTimers.runtimeError(try #require(refused)) as? TriggerRuntimeError)?.code == .functionNotRegistered)
+            #expect(try await RuntimeHarness.count(client, "SELECT count(*) FROM notes WHERE id = 2") == 0)
+            #expect(try await Self.count(client, "timers") == 0)
+        }
+    }
+
     @Test("scheduling and cancelling are statements prepared once per connection, planned generic after the first few")
     func statementsArePreparedAndGeneric() async throws {
         let fired = Observations<Fired>()
@@ -388,7 +430,7 @@ struct TimerTests {
                 }
                 return plans
             }
-            #expect(plans.keys.sorted() == ["trigger_runtime_timer_cancel_v1", "trigger_runtime_timer_schedule_v2"])
+            #expect(plans.keys.sorted() == ["trigger_runtime_timer_cancel_v1", "trigger_runtime_timer_schedule_v3"])
             for (name, plan) in plans {
                 // PostgreSQL plans the first five executions for their values, then keeps a generic plan if it
                 // costs no more: a statement planned anew at every call would show 12 custom plans.
