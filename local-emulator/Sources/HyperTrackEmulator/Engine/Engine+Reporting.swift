@@ -69,13 +69,13 @@ extension Engine {
         return time.timeIntervalSince(last) >= interval
     }
 
-    /// Records where a still device is at `time` and returns its `location` webhook.
-    func stationaryReport(_ device: inout DeviceRecord, at time: Date) -> JSON {
+    /// Records where a still device is at `time`, as its `location` webhook (``locationEvent(_:)`` of the record
+    /// after this) reports it. Reads nothing of the engine: it changes a record in place (see ``tick()``).
+    func recordStationaryReport(_ device: inout DeviceRecord, at time: Date) {
         device.speed = 0
         device.lastRecordedAt = time
         device.lastReportedAt = time
         device.record(LocationSample(coordinate: device.position, recordedAt: time, speed: 0, bearing: device.bearing))
-        return locationEvent(device)
     }
 
     /// A `device_status` event for a status key (see ``statusKey(_:)``).
