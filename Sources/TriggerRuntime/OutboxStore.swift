@@ -6,11 +6,6 @@ package protocol OutboxStore: Sendable {
     /// leasing them to `owner` for `lease`.
     func claim(limit: Int, functions: [FunctionName], owner: String, lease: Duration) async throws -> [Delivery]
 
-    /// Claims up to `limit` due deliveries of functions grouped by priority tier (`tiers`, the first tier first) by
-    /// the rule of ``claimTierByTier(limit:tiers:owner:lease:)``, which is what stores without a claim of their own
-    /// run.
-    func claim(limit: Int, tiers: [[FunctionName]], owner: String, lease: Duration) async throws -> [Delivery]
-
     /// Opens one transaction, runs `body` with it and commits when `body` returns (rolls back if it throws).
     ///
     /// The settlements that `OutboxTransaction.run` returns take effect with that commit, all or none: if this
@@ -108,38 +103,4 @@ package enum Settlement: Sendable, Hashable {
     case release
     /// The lease had been taken over; nothing was written.
     case leaseLost
-}
-
-extension OutboxStore {
-    package func claim(limit: Int, tiers: [[FunctionName]], owner: String, lease: Duration) async throws -> [Delivery] {
-        try await self.claimTierByTier(limit: limit, tiers: tiers, owner: owner, lease: lease)
-    }
-
-    /// Claims tier by tier (see `FunctionOptions.Priority`), each with the room the earlier tiers left, by
-    /// ``claim(limit:functions:owner:lease:)``: one claim where every function has one priority. A quarter of the
-    /// room left is kept for the later tiers (with urgent deliveries always due the others were never claimed, see
-    /// `FunctionOptions.Priority`); a room of one is theirs; a tier whose claim was full then takes what the later
-    /// tiers left unused. PostgreSQL runs the same rule in one statement (runtime migration 0015,
-    /// `trigger_runtime.claim_tiers()`); `ClaimTierTests` checks both against the same cases.
-    package func claimTierByTier(limit: Int, tiers: [[FunctionName]], owner: String, lease: Duration)
-        async throws -> [Delivery]
-    {
-        var claimed: [Delivery] = []
-        var full: [[FunctionName]] = []
-        for (index, tier) in tiers.enumerated() where claimed.count < limit {
-            let room = limit - claimed.count
-            let asked = index == tiers.count - 1 ? room : room - max(1, room / 4)
-            guard asked > 0 else {
-                full.append(tier)
-                continue
-            }
-            let got = try await self.claim(limit: asked, functions: tier, owner: owner, lease: lease)
-            claimed += got
-            if got.count == asked && index < tiers.count - 1 { full.append(tier) }
-        }
-        for tier in full where claimed.count < limit {
-            claimed += try await self.claim(limit: limit - claimed.count, functions: tier, owner: owner, lease: lease)
-        }
-        return claimed
-    }
 }

@@ -35,30 +35,6 @@ package struct PostgresOutboxStore: OutboxStore {
         return claimed.sorted { $0.id < $1.id }
     }
 
-    /// One statement for every tier (`trigger_runtime.claim_tiers()`, runtime migration 0015), one
-    /// ``claim(limit:functions:owner:lease:)`` for one tier.
-    package func claim(limit: Int, tiers: [[FunctionName]], owner: String, lease: Duration) async throws -> [Delivery] {
-        guard tiers.count > 1 else {
-            return try await self.claim(limit: limit, functions: tiers.first ?? [], owner: owner, lease: lease)
-        }
-        let statement = PostgresStatements.ClaimTiers(
-            functions: tiers.flatMap { $0.map(\.rawValue) },
-            tiers: tiers.enumerated().flatMap { tier, functions in functions.map { _ in Int32(tier) } },
-            limit: Int32(clamping: limit),
-            owner: owner,
-            leaseSeconds: lease.secondsValue
-        )
-        let claimed = try await self.client.withConnectionClosedOnFailure { connection in
-            var claimed: [Delivery] = []
-            for try await delivery in try await connection.execute(statement, logger: self.logger) {
-                claimed.append(delivery)
-            }
-            return claimed
-        }
-        // Commit order within the batch, as ``claim(limit:functions:owner:lease:)`` orders its own.
-        return claimed.sorted { $0.id < $1.id }
-    }
-
     package func withTransaction<Result: Sendable>(
         batched: Bool,
         _ body: (any OutboxTransaction) async throws -> Result

@@ -28,10 +28,7 @@ enum PostgresStatements {
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Delivery { try Self.delivery(row) }
-
-        /// A claimed delivery from a row of `trigger_runtime.deliveries`' columns as ``sql`` selects them.
-        static func delivery(_ row: PostgresRow) throws -> Delivery {
+        func decodeRow(_ row: PostgresRow) throws -> Delivery {
             let (id, function, table, operation, key, before, after, committedAt, attempt, token, timerKey) =
                 try row.decode((Int64, String, String, String, String, String?, String?, Date, Int, UUID, String?).self)
             return Delivery(
@@ -48,36 +45,6 @@ enum PostgresStatements {
                 timerKey: timerKey
             )
         }
-    }
-
-    /// ``Claim`` for functions of several priority tiers in one statement (runtime migration 0015); `tiers[i]` is
-    /// the tier of `functions[i]`, 0 first.
-    struct ClaimTiers: PostgresPreparedStatement {
-        static let name = "trigger_runtime_claim_tiers_v1"
-        static let sql = """
-            SELECT id, function_name, table_name, operation, document_key, old_row::text, new_row::text,
-                   committed_at, attempt, lease_token, timer_key
-            FROM trigger_runtime.claim_tiers($1, $2, $3, $4, $5)
-            """
-        typealias Row = Delivery
-
-        var functions: [String]
-        var tiers: [Int32]
-        var limit: Int32
-        var owner: String
-        var leaseSeconds: Double
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 5)
-            bindings.append(self.functions)
-            bindings.append(self.tiers)
-            bindings.append(self.limit)
-            bindings.append(self.owner)
-            bindings.append(self.leaseSeconds)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Delivery { try Claim.delivery(row) }
     }
 
     /// Moves the deliveries whose claims still hold them to the done log and makes each chain's next delivery due

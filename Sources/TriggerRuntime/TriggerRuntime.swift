@@ -201,15 +201,38 @@ extension TriggerRuntime {
         let finalClaim = await self.isSettled(wakefulness, now: now)
         do {
             let limit = min(configuration.batchSize, room)
-            // Tier by tier (see `FunctionOptions.Priority`, `OutboxStore.claimTierByTier`), each with what room the
-            // earlier left: one claim as before where every function has one priority.
+            // Tier by tier (see `FunctionOptions.Priority`), each with what room the earlier left: one claim as
+            // before where every function has one priority. A quarter of the room left is kept for the later
+            // tiers: with urgent deliveries always due the others were never claimed (see
+            // `FunctionOptions.Priority`); a tier whose claim was full takes what the later tiers left unused.
             let tiers = Dictionary(grouping: functions, by: state.tier(of:)).sorted { $0.key < $1.key }.map(\.value)
-            let claimed = try await self.store.claim(
-                limit: limit,
-                tiers: tiers,
-                owner: configuration.workerID,
-                lease: configuration.leaseDuration
-            )
+            var claimed: [Delivery] = []
+            var full: [[FunctionName]] = []
+            for (index, tier) in tiers.enumerated() where claimed.count < limit {
+                let room = limit - claimed.count
+                let asked = index == tiers.count - 1 ? room : room - max(1, room / 4)
+                // A room of one is the later tiers'; this tier takes it if they leave it.
+                guard asked > 0 else {
+                    full.append(tier)
+                    continue
+                }
+                let got = try await self.store.claim(
+                    limit: asked,
+                    functions: tier,
+                    owner: configuration.workerID,
+                    lease: configuration.leaseDuration
+                )
+                claimed += got
+                if got.count == asked && index < tiers.count - 1 { full.append(tier) }
+            }
+            for tier in full where claimed.count < limit {
+                claimed += try await self.store.claim(
+                    limit: limit - claimed.count,
+                    functions: tier,
+                    owner: configuration.workerID,
+                    lease: configuration.leaseDuration
+                )
+            }
             pacing.claimed(claimed.count, of: limit, at: now)
             state.enqueue(claimed, full: claimed.count == limit)
             wakefulness = await self.wakefulness(after: wakefulness, pacing: pacing, finalClaim: finalClaim, now: now)

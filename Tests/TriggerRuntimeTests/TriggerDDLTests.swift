@@ -112,7 +112,6 @@ struct TriggerDDLTests {
                 "0005_timers_and_schedules", "0006_row_filters", "0007_chain_holds",
                 "0008_claim_per_function", "0009_claim_probes_chains", "0010_chain_probes",
                 "0011_cached_plans", "0012_cached_plans_everywhere", "0013_indexed_plans", "0014_schedule_timer",
-                "0015_claim_tiers",
             ])
         #expect(Set(TriggerRuntime.migrations.map(\.group)) == ["trigger_runtime"])
     }

@@ -26,7 +26,6 @@ extension TriggerRuntime {
             ),
             Migration(group: migrationGroup, name: "0013_indexed_plans", statements: RuntimeSchema.indexedPlans),
             Migration(group: migrationGroup, name: "0014_schedule_timer", statements: RuntimeSchema.scheduleTimer),
-            Migration(group: migrationGroup, name: "0015_claim_tiers", statements: RuntimeSchema.claimTiers),
         ]
     }
 }
