@@ -4,7 +4,7 @@ extension RuntimeSchema {
     static let unregisteredTimerState = "TR001"
 
     /// Migration 0014: scheduling a timer is a function of the schema, `trigger_runtime.schedule_timer()`, so an
-    /// application's own statement can set its timers with the rows they belong to (``PostgresTimers/sqlCall``).
+    /// application's own statement can set its timers with the rows they belong to (``PostgresTimers/scheduleFunction``).
     ///
     /// **Why.** A timer needed a statement of its own (``PostgresTimers``' `Schedule`), so a write that sets timers
     /// needed a transaction: `BEGIN`, the write, one statement per timer, `COMMIT`. The API's booking runs the order's
@@ -18,6 +18,20 @@ extension RuntimeSchema {
     /// the notification. The steps run in order, so the transaction has its id (taken by the write) before the check
     /// of awake workers, which the statement had to force (`pg_current_xact_id()`). The `Schedule` statement calls it
     /// (v3): one text of the write.
+    ///
+    /// What it writes: the timer, or (with `p_replace` false) nothing when one exists; a due one not yet claimed is a
+    /// delivery with attempt 0 and no lease, which `p_replace` removes with the pending one (at most one of the two
+    /// exists) and keeping keeps. It notifies the workers' channel when it wrote, unless a worker is awake on the
+    /// channel: the capture trigger's rule (runtime migration 0004), for the same reason. A paced worker claims every
+    /// `claimInterval` and every claim promotes the due timers; one that stops pacing settles (waits for every writer
+    /// that may have skipped) and, idle, reads when the earliest timer is due.
+    ///
+    /// **Why the skip** (the `Schedule` statement's v2; v1 always notified): a `NOTIFY` takes a database-wide lock at
+    /// commit and holds it through the commit's WAL flush. In the 4,000-ride city every dispatch committed one (its
+    /// round and window timers), as did every ride's arrival checks, queueing each behind the others' and the event
+    /// sequencer's: 8,000 in 396 s of rides (55th session, run Kd2), the most of any writer once the worker stayed
+    /// paced through the stream. Tried in the 54th session without a measured gain, when the worker was declared only
+    /// a fifth of the time.
     static let scheduleTimer: [String] = [
         """
         CREATE FUNCTION trigger_runtime.schedule_timer(
