@@ -109,9 +109,32 @@ struct WebhookBatchTests {
             #expect(all["total"] as? Double == 2, "the 500 and the retry's 200: both answered")
             let milliseconds = try #require(all["milliseconds"] as? [Double])
             #expect(milliseconds.count == 2 && milliseconds.allSatisfy { $0 > 0 })
+            // On the wire: the same attempts, each within the stepper's own timing of it.
+            let wire = try #require(all["wire_milliseconds"] as? [Double])
+            #expect(wire.count == 2 && wire.allSatisfy { $0 > 0 })
+            #expect(zip(wire, milliseconds).allSatisfy { $0 <= $1 }, "\(wire) against \(milliseconds)")
             let later = try await client.get("/_emulator/webhooks/round-trips?after=1").object
             #expect((later["milliseconds"] as? [Double])?.count == 1)
+            #expect((later["wire_milliseconds"] as? [Double])?.count == 1)
             #expect(try await client.get("/_emulator/webhooks/round-trips?after=-1").status == 400)
+        }
+    }
+
+    @Test("the wire timing holds the receiver's whole answer: a receiver that answers after 60 ms is timed at 60 ms or more")
+    func wireTimingHoldsTheAnswer() async throws {
+        try await withEmulator(configure: quiet) { emulator, client, receiver in
+            var webhooks = receiver.stream.makeAsyncIterator()
+            await emulator.registerDevice(id: "D1", longitude: 1, latitude: 2, tracking: false)
+            await receiver.script.answer(after: .milliseconds(60))
+            _ = try await client.createTrip(device: "D1", to: nil)
+            try await client.advance(20)
+            _ = await webhooks.next(1)
+            let all = try await client.get("/_emulator/webhooks/round-trips").object
+            let wire = try #require(all["wire_milliseconds"] as? [Double])
+            let milliseconds = try #require(all["milliseconds"] as? [Double])
+            #expect(wire.count == 1 && milliseconds.count == 1)
+            #expect(wire.allSatisfy { $0 >= 60 }, "\(wire)")
+            #expect(zip(wire, milliseconds).allSatisfy { $0 <= $1 }, "\(wire) against \(milliseconds)")
         }
     }
 

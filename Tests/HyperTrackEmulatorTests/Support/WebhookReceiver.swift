@@ -32,6 +32,11 @@ actor ReceiverScript {
 
     func answer(next statuses: [Int]) { self.statuses += statuses }
 
+    /// How long the receiver takes before it answers each request (a slow receiver, for the sender's timings).
+    private(set) var answerDelay: Duration = .zero
+
+    func answer(after delay: Duration) { self.answerDelay = delay }
+
     func nextStatus() -> Int { statuses.isEmpty ? 200 : statuses.removeFirst() }
 
     /// Holds each request until `count` are in flight at once, then lets them all go.
@@ -77,6 +82,8 @@ struct WebhookReceiver: Sendable {
             await script.arrived()
             defer { Task { await script.left() } }
             let status = await script.nextStatus()
+            let delay = await script.answerDelay
+            if delay > .zero { try await Task.sleep(for: delay) }
             continuation.yield(
                 ReceivedWebhook(
                     body: Array(bytes.readableBytesView),

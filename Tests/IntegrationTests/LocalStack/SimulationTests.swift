@@ -80,6 +80,10 @@ struct SimulationTests {
                 )
                 #expect(counts.acceptsToPickingUp > 0)
                 #expect(counts.webhookAcknowledgements > 0, "the emulator timed its deliveries")
+                #expect(
+                    counts.webhookWireAcknowledgements == counts.webhookAcknowledgements,
+                    "each timed on the wire too"
+                )
                 #expect(counts.arrivalsToReached == 2 * Int(completedInDatabase), "one per leg of each completed ride")
                 #expect(counts.functionsWithLag.contains("updateOrderStatus"), "\(counts.functionsWithLag)")
                 // The API's booking runs each first round itself: `dispatchOrder` fires for none of the orders.

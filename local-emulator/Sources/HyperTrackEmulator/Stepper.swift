@@ -25,13 +25,14 @@ struct Stepper: Sendable {
                 for start in stride(from: 0, to: batch.count, by: concurrency) {
                     let wave = Array(batch[start..<min(start + concurrency, batch.count)])
                     let results = await self.send(wave)
-                    for (attempt, (status, error, milliseconds)) in zip(wave, results) {
+                    for (attempt, (outcome, milliseconds)) in zip(wave, results) {
                         await engine.recordAttempt(
                             attempt,
-                            status: status,
-                            error: error,
+                            status: outcome.status,
+                            error: outcome.error,
                             configured: sender.url != nil,
-                            milliseconds: milliseconds
+                            milliseconds: milliseconds,
+                            wireMilliseconds: outcome.wireMilliseconds
                         )
                         attempts += 1
                     }
@@ -42,21 +43,22 @@ struct Stepper: Sendable {
         }
     }
 
-    /// Sends attempts at once; each result (status, transport error, round trip in ms) in the attempts' order.
-    private func send(_ attempts: [PendingAttempt]) async -> [(Int?, String?, Double)] {
+    /// Sends attempts at once; each outcome, and its round trip in ms as this task saw it (from before the call to
+    /// after its return), in the attempts' order.
+    private func send(_ attempts: [PendingAttempt]) async -> [(WebhookSender.Outcome, Double)] {
         let sender = self.sender
-        func timed(_ attempt: PendingAttempt) async -> (Int?, String?, Double) {
+        func timed(_ attempt: PendingAttempt) async -> (WebhookSender.Outcome, Double) {
             let sent = ContinuousClock.now
-            let (status, error) = await sender.send(attempt)
+            let outcome = await sender.send(attempt)
             let elapsed = (ContinuousClock.now - sent).components
-            return (status, error, Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15)
+            return (outcome, Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15)
         }
         if attempts.count == 1 { return [await timed(attempts[0])] }
-        return await withTaskGroup(of: (Int, (Int?, String?, Double)).self) { group in
+        return await withTaskGroup(of: (Int, (WebhookSender.Outcome, Double)).self) { group in
             for (index, attempt) in attempts.enumerated() {
                 group.addTask { (index, await timed(attempt)) }
             }
-            var results = [(Int?, String?, Double)](repeating: (nil, nil, 0), count: attempts.count)
+            var results = [(WebhookSender.Outcome, Double)](repeating: (WebhookSender.Outcome(), 0), count: attempts.count)
             for await (index, result) in group { results[index] = result }
             return results
         }

@@ -27,6 +27,9 @@ extension CitySimulation {
         var sizeAfter: Int64 = 0
         /// The webhook acknowledgements of the rides as the emulator (the sender) timed them, in milliseconds.
         var webhookRoundTrips: [Double] = []
+        /// The same acknowledgements timed on the emulator's event loop (request head written → reply's end read),
+        /// without the emulator's own wait to resume its sending task.
+        var webhookWireRoundTrips: [Double] = []
         /// The same acknowledgements as the API timed them (its `/metrics`, baseline to the end), when read.
         var apiWebhookTimes: APIWebhookTimes.State?
         /// The statements that took PostgreSQL the most time during the rides (`pg_stat_statements`), when the

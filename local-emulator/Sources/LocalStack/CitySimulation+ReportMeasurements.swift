@@ -20,6 +20,7 @@ extension CitySimulation.Report {
             offerSteps: self.offerSteps.toSeen.count,
             acceptsToPickingUp: self.measured.acceptToPickingUp.count,
             webhookAcknowledgements: self.measurements.webhookRoundTrips.count,
+            webhookWireAcknowledgements: self.measurements.webhookWireRoundTrips.count,
             apiAcknowledgements: self.measurements.apiWebhookTimes?.increase.route.total ?? 0,
             apiAcknowledgementStages: (self.measurements.apiWebhookTimes?.increase.stages ?? [:])
                 .filter { $0.value.total > 0 }.keys.sorted(),
@@ -41,6 +42,8 @@ extension CitySimulation.Report {
         public var offerSteps: Int
         public var acceptsToPickingUp: Int
         public var webhookAcknowledgements: Int
+        /// The same acknowledgements timed on the wire (one per acknowledgement the emulator timed).
+        public var webhookWireAcknowledgements: Int
         /// The accepted deliveries the API's `/metrics` counted over the same window, and its stages that counted
         /// any (``APIWebhookTimes``).
         public var apiAcknowledgements: Int
@@ -156,6 +159,9 @@ extension CitySimulation.Report {
         var lines = [
             "- `POST` webhook acknowledgement: \(Percentiles(m.webhookRoundTrips).text) (timed by the emulator, "
                 + "the sender: request sent → reply read, every delivery from the first booking to the end).",
+            "- The same on the wire: \(Percentiles(m.webhookWireRoundTrips).text) (the emulator's event loop: the "
+                + "request's head written → the reply's end read, without the emulator's own wait to resume the task "
+                + "that sent it; an emulator before the 59th session reports none).",
             self.apiWebhookTimesLine,
             "- Arrival webhook → `REACHED_*`: \(Percentiles(m.arrivalToReached).text) (database: the "
                 + "`destination_arrival` event's receipt → the order's `order.status` event).",

@@ -127,7 +127,9 @@ extension CitySimulation {
         measured.lags = try await self.triggerLags(from: ride.startedAt, to: ride.endedAt)
         measured.sizeBefore = before.databaseBytes
         measured.sizeAfter = try await self.databaseSize()
-        measured.webhookRoundTrips = try await emulator.roundTrips(after: before.roundTrips).milliseconds
+        let roundTrips = try await emulator.roundTrips(after: before.roundTrips)
+        measured.webhookRoundTrips = roundTrips.milliseconds
+        measured.webhookWireRoundTrips = roundTrips.wireMilliseconds
         if let times = self.apiWebhookTimes {
             await times.read()
             measured.apiWebhookTimes = times.snapshot

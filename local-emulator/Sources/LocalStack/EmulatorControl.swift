@@ -48,11 +48,16 @@ struct EmulatorControl: Sendable {
         }
     }
 
-    /// The webhook acknowledgement round trips the emulator timed (real milliseconds, send to reply), from index
-    /// `after` on, and how many it timed in all (so a later call can ask for only what came since).
-    func roundTrips(after: Int = 0) async throws -> (total: Int, milliseconds: [Double]) {
+    /// The webhook acknowledgement round trips the emulator timed (real milliseconds, send to reply: as its
+    /// sending task saw them, and on the wire), from index `after` on, and how many it timed in all (so a later call
+    /// can ask for only what came since).
+    func roundTrips(after: Int = 0) async throws -> (total: Int, milliseconds: [Double], wireMilliseconds: [Double]) {
         let reply = try await self.http.expect(200, .GET, "/_emulator/webhooks/round-trips?after=\(after)")
-        return (Int(reply["total"].doubleValue ?? 0), reply["milliseconds"].items.compactMap(\.doubleValue))
+        return (
+            Int(reply["total"].doubleValue ?? 0),
+            reply["milliseconds"].items.compactMap(\.doubleValue),
+            reply["wire_milliseconds"].items.compactMap(\.doubleValue)
+        )
     }
 
     /// How many webhook attempts had each outcome (`delivered`, `rejected`, `retry_scheduled`, `failed`,

@@ -104,9 +104,13 @@ extension Engine {
         status: Int?,
         error: String?,
         configured: Bool,
-        milliseconds: Double? = nil
+        milliseconds: Double? = nil,
+        wireMilliseconds: Double? = nil
     ) {
-        if status != nil, let milliseconds { webhooks.roundTrips.append(milliseconds) }
+        if status != nil, let milliseconds {
+            webhooks.roundTrips.append(milliseconds)
+            webhooks.wireRoundTrips.append(wireMilliseconds ?? milliseconds)
+        }
         let outcome: WebhookDelivery.Outcome
         if !configured {
             outcome = .notConfigured
@@ -154,10 +158,12 @@ extension Engine {
         .object(Dictionary(uniqueKeysWithValues: webhooks.deliveredEvents.map { ($0.key, JSON.number(Double($0.value))) }))
     }
 
-    /// The acknowledgement round trips from index `after` on, and how many there are in all.
-    func roundTrips(after: Int) -> (total: Int, milliseconds: [Double]) {
+    /// The acknowledgement round trips from index `after` on (as the stepper timed them, and on the wire), and how
+    /// many there are in all.
+    func roundTrips(after: Int) -> (total: Int, milliseconds: [Double], wireMilliseconds: [Double]) {
         let all = webhooks.roundTrips
-        return (all.count, after < all.count ? Array(all[max(after, 0)...]) : [])
+        guard after < all.count else { return (all.count, [], []) }
+        return (all.count, Array(all[max(after, 0)...]), Array(webhooks.wireRoundTrips[max(after, 0)...]))
     }
 
     func record(_ attempt: PendingAttempt, status: Int?, error: String?, outcome: WebhookDelivery.Outcome)

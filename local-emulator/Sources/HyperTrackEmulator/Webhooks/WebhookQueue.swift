@@ -9,6 +9,9 @@ struct WebhookQueue: Sendable {
     /// Real milliseconds from sending each answered attempt to its reply's end, in attempt order: the receiver's
     /// acknowledgement latency as the sender sees it (`GET /_emulator/webhooks/round-trips`).
     var roundTrips: [Double] = []
+    /// The same attempts' acknowledgements on the wire (``WireTiming``: request head written → reply's end read, on
+    /// the connection's event loop), index for index with ``roundTrips``.
+    var wireRoundTrips: [Double] = []
     /// Every attempt's outcome, counted (`GET /_emulator/webhooks/outcomes`): the log is trimmed in a long run, these
     /// are not, so a tool can tell at the end whether any delivery was refused (4xx) or given up on.
     var outcomes: [WebhookDelivery.Outcome: Int] = [:]
