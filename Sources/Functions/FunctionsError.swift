@@ -81,8 +81,10 @@ public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     /// A booking that the one-open-order-per-rider rule refuses.
-    public static func riderBusy(_ riderID: UUID, file: String = #fileID, line: Int = #line) -> Self {
-        Self(.riderBusy, "rider \(riderID) already has an open order", file: file, line: line)
+    /// - Parameter riderID: The rider, when the caller knows them (a booking authenticated by its own statement
+    ///   learns who booked only when it succeeds).
+    public static func riderBusy(_ riderID: UUID?, file: String = #fileID, line: Int = #line) -> Self {
+        Self(.riderBusy, "rider \(riderID.map { "\($0)" } ?? "(of the token)") already has an open order", file: file, line: line)
     }
 
     static func illegalTransition(

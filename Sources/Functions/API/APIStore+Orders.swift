@@ -30,6 +30,27 @@ extension APIStore {
         return try OrderView(order: order, driver: nil, legs: [])
     }
 
+    /// Books for the holder of a live session's access token hashed as `tokenHash`, authenticated by the booking's
+    /// own statement (``PostgresRideStore/bookAndOffer(tokenHash:pickup:dropoff:round:)``): the order, or `nil`,
+    /// nothing written, when the token is not a live session's or its user is not a rider with a name, and always
+    /// when the first round is not the booking's (HyperTrack's Nearby API): then the caller is looked up as the bearer
+    /// middleware does and ``book(riderID:pickup:dropoff:)`` books.
+    func book(tokenHash: String, pickup: PlaceBody, dropoff: PlaceBody) async throws -> OrderView? {
+        guard let round = self.bookingRound else { return nil }
+        let booked: (order: OrderRow, offered: Int)?
+        do {
+            booked = try await self.rides.bookAndOffer(
+                tokenHash: tokenHash,
+                pickup: OrderRow.Place(latitude: pickup.lat, longitude: pickup.lng, address: pickup.address),
+                dropoff: OrderRow.Place(latitude: dropoff.lat, longitude: dropoff.lng, address: dropoff.address),
+                round: round
+            )
+        } catch let error where Self.isRiderBusy(error) {
+            throw APIProblem.conflict("you already have an open order; finish or cancel it first")
+        }
+        return try booked.map { try OrderView(order: $0.order, driver: nil, legs: []) }
+    }
+
     /// Whether `error` (or the error inside a failed transaction) is ``FunctionsError/riderBusy(_:)``.
     private static func isRiderBusy(_ error: any Error) -> Bool {
         if let error = error as? FunctionsError { return error.code == .riderBusy }

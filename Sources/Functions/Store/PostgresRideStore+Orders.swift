@@ -50,14 +50,39 @@ extension PostgresRideStore {
     /// ``TriggerRuntimeError/Code/functionNotRegistered`` when a dispatch timer function is not installed (nothing
     /// written).
     func bookAndOffer(_ order: NewOrder, round: BookingRound) async throws -> (order: OrderRow, offered: Int)? {
+        try await self.booked(
+            PreparedStatements.BookAndOffer(order: order, round: round),
+            busy: { FunctionsError.riderBusy(order.riderID) }
+        )
+    }
+
+    /// ``bookAndOffer(_:round:)`` for the holder of a live session's access token hashed as `tokenHash`
+    /// (``PreparedStatements/BookAndOfferWithToken``): `nil`, writing nothing, when it is not a live session's token
+    /// or its user is not a rider with a name. Throws ``FunctionsError/riderBusy(_:)`` (with no rider id: the
+    /// statement that would have told it failed) and as ``bookAndOffer(_:round:)`` does.
+    func bookAndOffer(
+        tokenHash: String,
+        pickup: OrderRow.Place,
+        dropoff: OrderRow.Place,
+        round: BookingRound
+    ) async throws -> (order: OrderRow, offered: Int)? {
+        try await self.booked(
+            PreparedStatements.BookAndOfferWithToken(tokenHash: tokenHash, pickup: pickup, dropoff: dropoff, round: round),
+            busy: { FunctionsError.riderBusy(nil) }
+        )
+    }
+
+    /// Runs a booking statement and reads its row: a unique violation (one open order per rider) as `busy()`, a
+    /// refused timer as ``PostgresTimers/runtimeError(_:)`` maps it, the timers it set counted.
+    private func booked<Statement: PostgresPreparedStatement>(
+        _ statement: Statement,
+        busy: () -> FunctionsError
+    ) async throws -> (order: OrderRow, offered: Int)? where Statement.Row == PreparedStatements.BookAndOffer.Row {
         let rows: [PreparedStatements.BookAndOffer.Row]
         do {
-            rows = try await self.executor.rows(
-                PreparedStatements.BookAndOffer(order: order, round: round),
-                logger: self.logger
-            )
+            rows = try await self.executor.rows(statement, logger: self.logger)
         } catch let error where PostgresErrors.isUniqueViolation(error) {
-            throw FunctionsError.riderBusy(order.riderID)
+            throw busy()
         } catch {
             throw PostgresTimers.runtimeError(error)
         }
