@@ -199,7 +199,10 @@ enum PreparedStatements {
     /// **Why.** Through the ten-minute city (58th session) the booking's step from its request to its statement's
     /// start took p99 69-100 ms: the request, the lookup of its token and the booking's start, each await resuming
     /// behind the API's 10,000 streams. The 57th-58th sessions' fewer round trips in the booking cut its step to the
-    /// offers' commit from p99 119-128 ms to 46-66.
+    /// offers' commit from p99 119-128 ms to 46-66. With this statement (59th session, five ten-minute runs
+    /// alternated on a quieter machine) that first step took p50 1, p99 17-19 ms against p50 2, p99 22-31 ms, and the
+    /// booking's route p50 4.8-5.2 ms against 5.4-6.8; the offer's p99 moved with the rest of its path (63 and 75 ms
+    /// against 66-95).
     struct BookAndOfferWithToken: PostgresPreparedStatement {
         static let name = "functions_book_and_offer_with_token_v1"
         static let sql = BookAndOffer.text(rider: PreparedStatements.liveAccessToken(1))
