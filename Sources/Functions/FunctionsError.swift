@@ -84,7 +84,8 @@ public struct FunctionsError: Error, Sendable, Equatable, CustomStringConvertibl
     /// - Parameter riderID: The rider, when the caller knows them (a booking authenticated by its own statement
     ///   learns who booked only when it succeeds).
     public static func riderBusy(_ riderID: UUID?, file: String = #fileID, line: Int = #line) -> Self {
-        Self(.riderBusy, "rider \(riderID.map { "\($0)" } ?? "(of the token)") already has an open order", file: file, line: line)
+        let rider = riderID.map { "rider \($0)" } ?? "the token's rider"
+        return Self(.riderBusy, "\(rider) already has an open order", file: file, line: line)
     }
 
     static func illegalTransition(

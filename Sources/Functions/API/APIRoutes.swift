@@ -8,8 +8,8 @@ struct APIRoutes: Sendable {
     let accounts: AccountStore
     let configuration: Backend.Configuration
 
-    /// Registers the routes: `POST /v1/orders` on `v1` (it authenticates in its own statement: ``registerBooking(_:)``),
-    /// the rest on `authenticated` (behind ``BearerAuthMiddleware``).
+    /// Registers the routes: `POST /v1/orders` on `v1` (it authenticates in its own statement:
+    /// ``registerBooking(_:)``), the rest on `authenticated` (behind ``BearerAuthMiddleware``).
     func register(v1: RouterGroup<APIRequestContext>, authenticated: RouterGroup<APIRequestContext>) {
         self.registerBooking(v1)
         self.register(authenticated)
@@ -19,10 +19,10 @@ struct APIRoutes: Sendable {
     /// ``BearerAuthMiddleware``'s lookup before it (``APIStore/book(tokenHash:pickup:dropoff:)``): one round trip to
     /// PostgreSQL for the booking, its first round and its timers. The answers are the middleware's: no bearer
     /// token is a 401 at once; a body that does not decode or validate is its 400 or 422 only once the caller is
-    /// known to be a rider (401 and 403 first, as behind the middleware); a booking the statement did not write (a token that
-    /// is not a live session's, a user who is not a rider with a name) is asked as the middleware asks, for its
-    /// 401 or 403, and otherwise booked by the rider's id as before (a token issued before sign-in by code, or the
-    /// 409 of a rider without a name).
+    /// known to be a rider (401 and 403 first, as behind the middleware); a booking the statement did not write (a
+    /// token that is not a live session's, a user who is not a rider with a name) is asked as the middleware asks,
+    /// for its 401 or 403, and otherwise booked by the rider's id as before (a token issued before sign-in by code,
+    /// or the 409 of a rider without a name).
     func registerBooking(_ v1: RouterGroup<APIRequestContext>) {
         v1.post("orders") { request, context in
             guard let token = BearerAuthMiddleware.bearer(request) else { throw APIProblem.unauthorized }

@@ -9,11 +9,7 @@ extension APIStore {
     /// order has no driver and no legs yet). With a ``bookingRound`` the same statement runs the order's first round
     /// and sets its timers (``PreparedStatements/BookAndOffer``): the offers commit with the order, in one round trip.
     func book(riderID: UUID, pickup: PlaceBody, dropoff: PlaceBody) async throws -> OrderView {
-        let booking = NewOrder(
-            riderID: riderID,
-            pickup: OrderRow.Place(latitude: pickup.lat, longitude: pickup.lng, address: pickup.address),
-            dropoff: OrderRow.Place(latitude: dropoff.lat, longitude: dropoff.lng, address: dropoff.address)
-        )
+        let booking = NewOrder(riderID: riderID, pickup: Self.place(pickup), dropoff: Self.place(dropoff))
         let order: OrderRow?
         do {
             if let round = self.bookingRound {
@@ -22,7 +18,7 @@ extension APIStore {
                 order = try await self.rides.bookIfNamed(booking)
             }
         } catch let error where Self.isRiderBusy(error) {
-            throw APIProblem.conflict("you already have an open order; finish or cancel it first")
+            throw Self.riderBusy
         }
         guard let order else {
             throw APIProblem.conflict("complete your profile (PUT /v1/me with your name) before booking")
@@ -41,14 +37,22 @@ extension APIStore {
         do {
             booked = try await self.rides.bookAndOffer(
                 tokenHash: tokenHash,
-                pickup: OrderRow.Place(latitude: pickup.lat, longitude: pickup.lng, address: pickup.address),
-                dropoff: OrderRow.Place(latitude: dropoff.lat, longitude: dropoff.lng, address: dropoff.address),
+                pickup: Self.place(pickup),
+                dropoff: Self.place(dropoff),
                 round: round
             )
         } catch let error where Self.isRiderBusy(error) {
-            throw APIProblem.conflict("you already have an open order; finish or cancel it first")
+            throw Self.riderBusy
         }
         return try booked.map { try OrderView(order: $0.order, driver: nil, legs: []) }
+    }
+
+    /// The 409 of a booking refused by the one-open-order-per-rider rule.
+    private static let riderBusy = APIProblem.conflict("you already have an open order; finish or cancel it first")
+
+    /// A booking's place as the order's row holds it.
+    private static func place(_ body: PlaceBody) -> OrderRow.Place {
+        OrderRow.Place(latitude: body.lat, longitude: body.lng, address: body.address)
     }
 
     /// Whether `error` (or the error inside a failed transaction) is ``FunctionsError/riderBusy(_:)``.

@@ -67,7 +67,12 @@ extension PostgresRideStore {
         round: BookingRound
     ) async throws -> (order: OrderRow, offered: Int)? {
         try await self.booked(
-            PreparedStatements.BookAndOfferWithToken(tokenHash: tokenHash, pickup: pickup, dropoff: dropoff, round: round),
+            PreparedStatements.BookAndOfferWithToken(
+                tokenHash: tokenHash,
+                pickup: pickup,
+                dropoff: dropoff,
+                round: round
+            ),
             busy: { FunctionsError.riderBusy(nil) }
         )
     }

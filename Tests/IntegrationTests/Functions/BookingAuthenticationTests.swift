@@ -63,7 +63,10 @@ struct BookingAuthenticationTests {
             let expired = try await h.api.signIn(phone: APIClient.newPhone(), role: "rider")
             _ = try await h.api.send(.PUT, "/v1/me", json: ["name": "Exp"], token: expired.accessToken)
             _ = try await h.client.query(
-                "UPDATE auth_tokens SET expires_at = now() - interval '1 second' WHERE kind = 'access' AND session_id = \(UUID(uuidString: expired.sessionID)!)",
+                """
+                UPDATE auth_tokens SET expires_at = now() - interval '1 second'
+                WHERE kind = 'access' AND session_id = \(UUID(uuidString: expired.sessionID)!)
+                """,
                 logger: BackendHarness.logger
             ).collect()
             APITests.expectProblem(
@@ -101,7 +104,8 @@ struct BookingAuthenticationTests {
             _ = try await h.client.query(
                 """
                 INSERT INTO api_tokens (token_hash, user_id, expires_at)
-                VALUES (encode(sha256('rs_legacy'::bytea), 'hex'), \(UUID(uuidString: user)!), now() + interval '30 days')
+                VALUES (encode(sha256('rs_legacy'::bytea), 'hex'), \(UUID(uuidString: user)!),
+                        now() + interval '30 days')
                 """,
                 logger: BackendHarness.logger
             ).collect()
@@ -120,7 +124,12 @@ struct BookingAuthenticationTests {
             let pickup = OrderRow.Place(latitude: 52.52, longitude: 13.405, address: nil)
             let dropoff = OrderRow.Place(latitude: 52.50, longitude: 13.40, address: nil)
             func book(_ token: String) async throws -> (order: OrderRow, offered: Int)? {
-                try await store.bookAndOffer(tokenHash: Tokens.hash(token), pickup: pickup, dropoff: dropoff, round: round)
+                try await store.bookAndOffer(
+                    tokenHash: Tokens.hash(token),
+                    pickup: pickup,
+                    dropoff: dropoff,
+                    round: round
+                )
             }
 
             let driver = try await h.api.driver("Dov", device: "DEV-2", online: false)
@@ -129,7 +138,8 @@ struct BookingAuthenticationTests {
             _ = try await h.api.send(.PUT, "/v1/me", json: ["name": "Out"], token: signedOut.accessToken)
             #expect(try await h.api.send(.POST, "/v1/auth/signout", token: signedOut.accessToken).status == 204)
             for (token, who) in [
-                ("nope", "an unknown token"), (driver.token, "a driver"), (nameless.accessToken, "a rider without a name"),
+                ("nope", "an unknown token"), (driver.token, "a driver"),
+                (nameless.accessToken, "a rider without a name"),
                 (signedOut.accessToken, "a signed-out session"), (nameless.refreshToken, "a refresh token"),
             ] {
                 #expect(try await book(token) == nil, "\(who)")

@@ -58,7 +58,10 @@ struct Stepper: Sendable {
             for (index, attempt) in attempts.enumerated() {
                 group.addTask { (index, await timed(attempt)) }
             }
-            var results = [(WebhookSender.Outcome, Double)](repeating: (WebhookSender.Outcome(), 0), count: attempts.count)
+            var results = [(WebhookSender.Outcome, Double)](
+                repeating: (WebhookSender.Outcome(), 0),
+                count: attempts.count
+            )
             for await (index, result) in group { results[index] = result }
             return results
         }

@@ -55,11 +55,18 @@ struct WebhookSender: Sendable {
                 headers: headers,
                 body: .byteBuffer(ByteBuffer(bytes: attempt.body))
             )
-            let reply = try await HTTPClient.shared.execute(
+            let task = HTTPClient.shared.execute(
                 request: request,
                 delegate: WireTiming(),
                 deadline: .now() + .nanoseconds(nanoseconds)
-            ).futureResult.get()
+            )
+            // The delegate API's future does not answer the task's cancellation as the async `execute` did: a step
+            // cancelled (the emulator stopping) cancels its request rather than waiting for the deadline.
+            let reply = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
             return Outcome(status: reply.status, wireMilliseconds: reply.milliseconds)
         } catch {
             logger.debug(
