@@ -225,7 +225,6 @@ enum PreparedStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((String, Int, Bool, Bool).self) }
     }
 
-
     /// A user's profile by id `$1` (`GET /v1/me`): planned at each of its 3,942 calls in 190 s of
     /// the 37th session's H1 city when sent unnamed.
     enum User: PreparedText {

@@ -31,8 +31,9 @@ struct Stepper: Sendable {
                             status: outcome.status,
                             error: outcome.error,
                             configured: sender.url != nil,
-                            milliseconds: milliseconds,
-                            wireMilliseconds: outcome.wireMilliseconds
+                            roundTrip: outcome.wireMilliseconds.map {
+                                RoundTrip(milliseconds: milliseconds, wireMilliseconds: $0)
+                            }
                         )
                         attempts += 1
                     }

@@ -104,13 +104,9 @@ extension Engine {
         status: Int?,
         error: String?,
         configured: Bool,
-        milliseconds: Double? = nil,
-        wireMilliseconds: Double? = nil
+        roundTrip: RoundTrip? = nil
     ) {
-        if status != nil, let milliseconds {
-            webhooks.roundTrips.append(milliseconds)
-            webhooks.wireRoundTrips.append(wireMilliseconds ?? milliseconds)
-        }
+        if status != nil, let roundTrip { webhooks.roundTrips.append(roundTrip) }
         let outcome: WebhookDelivery.Outcome
         if !configured {
             outcome = .notConfigured
@@ -160,10 +156,9 @@ extension Engine {
 
     /// The acknowledgement round trips from index `after` on (as the stepper timed them, and on the wire), and how
     /// many there are in all.
-    func roundTrips(after: Int) -> (total: Int, milliseconds: [Double], wireMilliseconds: [Double]) {
+    func roundTrips(after: Int) -> (total: Int, roundTrips: [RoundTrip]) {
         let all = webhooks.roundTrips
-        guard after < all.count else { return (all.count, [], []) }
-        return (all.count, Array(all[max(after, 0)...]), Array(webhooks.wireRoundTrips[max(after, 0)...]))
+        return (all.count, after < all.count ? Array(all[max(after, 0)...]) : [])
     }
 
     func record(_ attempt: PendingAttempt, status: Int?, error: String?, outcome: WebhookDelivery.Outcome)

@@ -46,11 +46,12 @@ extension EmulatorResponder {
         case ("webhooks", 2, "GET") where s[1] == "round-trips":
             let after = call.query("after").map { Int($0) } ?? 0
             guard let after, after >= 0 else { throw .invalid("after", "a non-negative integer") }
-            let (total, milliseconds, wire) = await engine.roundTrips(after: after)
+            let (total, roundTrips) = await engine.roundTrips(after: after)
             return Self.json(
                 [
-                    "total": .number(Double(total)), "milliseconds": .array(milliseconds.map(JSON.number)),
-                    "wire_milliseconds": .array(wire.map(JSON.number)),
+                    "total": .number(Double(total)),
+                    "milliseconds": .array(roundTrips.map { JSON.number($0.milliseconds) }),
+                    "wire_milliseconds": .array(roundTrips.map { JSON.number($0.wireMilliseconds) }),
                 ],
                 status: 200
             )

@@ -6,12 +6,10 @@ struct WebhookQueue: Sendable {
     var scheduled: [PendingAttempt] = []
     var held: (attempt: PendingAttempt, heldAt: Date)?
     var log: [WebhookDelivery] = []
-    /// Real milliseconds from sending each answered attempt to its reply's end, in attempt order: the receiver's
-    /// acknowledgement latency as the sender sees it (`GET /_emulator/webhooks/round-trips`).
-    var roundTrips: [Double] = []
-    /// The same attempts' acknowledgements on the wire (``WireTiming``: request head written → reply's end read, on
-    /// the connection's event loop), index for index with ``roundTrips``.
-    var wireRoundTrips: [Double] = []
+    /// Each answered attempt's real time from its sending to its reply's end (``RoundTrip``: as the stepper saw it and
+    /// on the wire), in attempt order: the receiver's acknowledgement latency as the sender sees it
+    /// (`GET /_emulator/webhooks/round-trips`).
+    var roundTrips: [RoundTrip] = []
     /// Every attempt's outcome, counted (`GET /_emulator/webhooks/outcomes`): the log is trimmed in a long run, these
     /// are not, so a tool can tell at the end whether any delivery was refused (4xx) or given up on.
     var outcomes: [WebhookDelivery.Outcome: Int] = [:]
@@ -60,4 +58,14 @@ struct WebhookQueue: Sendable {
         scheduled.removeAll { $0.dueAt <= time }
         return due
     }
+}
+
+/// An answered attempt's acknowledgement, timed twice.
+struct RoundTrip: Sendable {
+    /// As the stepper's task saw it: from before the send to after its return (the emulator's own wait to resume
+    /// the task included).
+    var milliseconds: Double
+    /// On the wire (``WireTiming``: the request's head written → the reply's end read, on the connection's event
+    /// loop).
+    var wireMilliseconds: Double
 }

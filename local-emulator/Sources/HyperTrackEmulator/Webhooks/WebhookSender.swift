@@ -113,11 +113,18 @@ final class WireTiming: HTTPClientResponseDelegate {
     func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
         let end = NIODeadline.now()
         let (sent, status) = self.marks.withLock { ($0.sent, $0.status) }
-        // Both are set before a reply can end: the head goes out first and a reply's head comes before its end.
-        let start = sent ?? end
-        return Response(
-            status: status ?? 0,
-            milliseconds: Double((end - start).nanoseconds) / 1_000_000
-        )
+        // Both are set before a reply can end (the request's head goes out first, a reply's head comes before its
+        // end): should either be missing, the attempt fails with why (logged, retried) rather than a made-up time.
+        guard let sent, let status else { throw Unmarked(sent: sent != nil, answered: status != nil) }
+        return Response(status: status, milliseconds: Double((end - sent).nanoseconds) / 1_000_000)
+    }
+
+    /// A reply that ended without the marks it is timed by; its text is the attempt's recorded error.
+    struct Unmarked: Error, CustomStringConvertible {
+        var sent: Bool
+        var answered: Bool
+        var description: String {
+            "the wire timing's marks are missing (request head sent: \(sent), reply head read: \(answered))"
+        }
     }
 }
